@@ -1,0 +1,120 @@
+//! Byte-pair encoding: the model (vocabulary + ranked merges), its encoder and its trainer.
+//!
+//! A merge is a pair of token ids with a rank; encoding a piece starts from its bytes (byte-level)
+//! or characters (character-level, optionally followed by an end-of-word symbol) and repeatedly
+//! merges the adjacent pair of lowest rank, leftmost first. Vocabularies that come as ranked
+//! tokens without a merge list (tiktoken) are turned into the same pair table: every split of a
+//! token into two tokens is a pair with the token's rank — which reproduces tiktoken's
+//! "merge the pair whose concatenation has the lowest rank" exactly.
+
+pub mod encode;
+pub mod train;
+
+use crate::error::{Error, Result};
+use crate::vocab::Vocab;
+use rustc_hash::FxHashMap;
+
+/// How a BPE model starts a piece and what it does at the edges.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BpeOptions {
+    /// Start from the 256 bytes (GPT-2 style) instead of characters.
+    pub byte_level: bool,
+    /// A symbol appended to every piece (character-level), e.g. `</w>`.
+    pub end_of_word_suffix: Option<String>,
+    /// The token that stands for characters outside the vocabulary (character-level).
+    pub unk_token: Option<String>,
+    /// Emit a piece that is itself a token without running merges (tiktoken's rule).
+    pub whole_piece_first: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Bpe {
+    vocab: Vocab,
+    merges: Vec<(u32, u32)>,
+    /// (left, right) → (rank, merged id).
+    pair_rank: FxHashMap<(u32, u32), (u32, u32)>,
+    /// Byte-level: the id of each single byte.
+    byte_ids: Vec<u32>,
+    options: BpeOptions,
+    suffix_id: Option<u32>,
+    unk_id: Option<u32>,
+}
+
+impl Bpe {
+    /// A model from a vocabulary and merges in rank order. The result of each merge must be a
+    /// token of the vocabulary.
+    pub fn from_merges(vocab: Vocab, merges: Vec<(u32, u32)>, options: BpeOptions) -> Result<Self> {
+        let mut pair_rank = FxHashMap::default();
+        pair_rank.reserve(merges.len());
+        for (rank, &(left, right)) in merges.iter().enumerate() {
+            let mut joined = vocab.token_bytes(left)?.to_vec();
+            joined.extend_from_slice(vocab.token_bytes(right)?);
+            let merged = vocab.id(&joined).ok_or_else(|| {
+                Error::config(format!(
+                    "merge {rank} ({left}, {right}) gives {:?}, which is not in the vocabulary",
+                    String::from_utf8_lossy(&joined)
+                ))
+            })?;
+            pair_rank.entry((left, right)).or_insert((rank as u32, merged));
+        }
+        Self::assemble(vocab, merges, pair_rank, options)
+    }
+
+    fn assemble(
+        vocab: Vocab,
+        merges: Vec<(u32, u32)>,
+        pair_rank: FxHashMap<(u32, u32), (u32, u32)>,
+        options: BpeOptions,
+    ) -> Result<Self> {
+        let mut byte_ids = vec![u32::MAX; 256];
+        if options.byte_level {
+            for b in 0..=255u8 {
+                byte_ids[b as usize] = vocab.id(&[b]).ok_or_else(|| {
+                    Error::config(format!("byte-level vocabulary lacks the single byte 0x{b:02x}"))
+                })?;
+            }
+        }
+        let suffix_id = match &options.end_of_word_suffix {
+            Some(s) => Some(vocab.id(s.as_bytes()).ok_or_else(|| {
+                Error::config(format!("end-of-word suffix {s:?} is not in the vocabulary"))
+            })?),
+            None => None,
+        };
+        let unk_id = match &options.unk_token {
+            Some(u) => Some(vocab.any_id(u.as_bytes()).ok_or_else(|| {
+                Error::config(format!("unk_token {u:?} is not in the vocabulary"))
+            })?),
+            None => None,
+        };
+        Ok(Bpe { vocab, merges, pair_rank, byte_ids, options, suffix_id, unk_id })
+    }
+
+    pub fn vocab(&self) -> &Vocab {
+        &self.vocab
+    }
+
+    pub fn merges(&self) -> &[(u32, u32)] {
+        &self.merges
+    }
+
+    pub fn options(&self) -> &BpeOptions {
+        &self.options
+    }
+
+    /// Appends the bytes that token `id` stands for in decoded text: the end-of-word suffix
+    /// becomes `suffix_replacement` (a space when pieces dropped their whitespace).
+    pub fn decode_token(&self, id: u32, suffix_replacement: &str, out: &mut Vec<u8>) -> Result<()> {
+        let bytes = self.vocab.token_bytes(id)?;
+        if let Some(suffix) = &self.options.end_of_word_suffix {
+            if !self.vocab.is_special(id) {
+                if let Some(stem) = bytes.strip_suffix(suffix.as_bytes()) {
+                    out.extend_from_slice(stem);
+                    out.extend_from_slice(suffix_replacement.as_bytes());
+                    return Ok(());
+                }
+            }
+        }
+        out.extend_from_slice(bytes);
+        Ok(())
+    }
+}

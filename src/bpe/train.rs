@@ -1,0 +1,418 @@
+//! BPE training: the merge loop.
+//!
+//! 1. Each unique word becomes a sequence of symbol ids (bytes, or characters plus an optional
+//!    end-of-word symbol) with its u64 count.
+//! 2. Pair counts and, for each pair, the words that contain it are built once (in parallel).
+//! 3. A max-heap holds (count, pair). Counts of existing pairs only ever fall — merging (a, b)
+//!    into z removes pairs around each site and adds pairs that contain z, which are new — so a
+//!    popped entry whose count is stale is pushed back with its current count, and an entry
+//!    that is current is the true maximum ("lazy invalidation").
+//! 4. A merge rewrites only the words listed for its pair and updates pair counts by the local
+//!    change around each merge site.
+//!
+//! Ties between equal counts break on bytes: the smaller left token, then the smaller right
+//! token, so the result never depends on thread count, hash order or corpus order.
+
+use super::{Bpe, BpeOptions};
+use crate::count::WordCounts;
+use crate::error::{Error, Result};
+use crate::vocab::Vocab;
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::rc::Rc;
+
+/// Everything that decides what BPE training learns. Shared by the Python API and the CLI.
+#[derive(Debug, Clone, Default)]
+pub struct BpeTrainConfig {
+    /// Final number of tokens, special tokens included. Exactly one of this and `num_merges`.
+    pub vocab_size: Option<usize>,
+    pub num_merges: Option<usize>,
+    pub options: BpeOptions,
+    /// Reserved at ids 0.. in the order given; never split or merged.
+    pub special_tokens: Vec<String>,
+    /// A pair seen fewer times than this is never merged.
+    pub min_frequency: u64,
+    /// Longest token the trainer may create: bytes (byte-level) or characters, not counting the
+    /// end-of-word suffix (character-level).
+    pub max_token_length: Option<usize>,
+}
+
+/// What the trainer reports while it works.
+#[derive(Debug, Clone, Copy)]
+pub struct TrainProgress {
+    pub merges_done: u64,
+    pub merges_total: u64,
+}
+
+type Pair = (u32, u32);
+
+struct Word {
+    symbols: Vec<u32>,
+    count: u64,
+}
+
+/// A heap entry; `Ord` puts the pair to merge next on top.
+struct Candidate {
+    count: u64,
+    pair: Pair,
+    left: Rc<[u8]>,
+    right: Rc<[u8]>,
+}
+
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.count
+            .cmp(&other.count)
+            .then_with(|| other.left.cmp(&self.left))
+            .then_with(|| other.right.cmp(&self.right))
+    }
+}
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Candidate {}
+
+/// Trains a BPE model on counted words. `progress` is called now and then; an error it returns
+/// (such as Ctrl-C seen by Python) stops training.
+pub fn train(
+    words: &WordCounts,
+    config: &BpeTrainConfig,
+    progress: &mut dyn FnMut(TrainProgress) -> Result<()>,
+) -> Result<Bpe> {
+    let options = BpeOptions { whole_piece_first: false, ..config.options.clone() };
+    let mut vocab = Vocab::default();
+    for special in &config.special_tokens {
+        vocab.push_special(special, None)?;
+    }
+    if let Some(unk) = &options.unk_token {
+        vocab.push_special(unk, None)?;
+    }
+    let words = initial_words(words, &options, &mut vocab)?;
+    let base = vocab.len();
+    let target_merges = match (config.vocab_size, config.num_merges) {
+        (Some(_), Some(_)) => return Err(Error::config("give vocab_size or num_merges, not both")),
+        (None, None) => return Err(Error::config("give vocab_size or num_merges")),
+        (Some(size), None) if size < base => {
+            return Err(Error::config(format!(
+                "vocab_size {size} is smaller than the base alphabet: {} symbols and {} special tokens",
+                base - vocab.specials().len(),
+                vocab.specials().len()
+            )))
+        }
+        (Some(size), None) => size - base,
+        (None, Some(n)) => n,
+    };
+    // With vocab_size, merges whose result is already a token do not count towards the size.
+    let done = |merges: usize, vocab: &Vocab| match config.vocab_size {
+        Some(size) => vocab.len() >= size,
+        None => merges >= target_merges,
+    };
+    let max_len = config.max_token_length.unwrap_or(usize::MAX);
+    if max_len == 0 {
+        return Err(Error::config("max_token_length must be at least 1"));
+    }
+    let min_frequency = config.min_frequency.max(1);
+    let suffix_len = options.end_of_word_suffix.as_ref().map_or(0, |s| s.len());
+    let token_len = |bytes: &[u8]| -> usize {
+        if options.byte_level {
+            bytes.len()
+        } else {
+            let stem = match &options.end_of_word_suffix {
+                Some(s) if bytes.ends_with(s.as_bytes()) => &bytes[..bytes.len() - suffix_len],
+                _ => bytes,
+            };
+            String::from_utf8_lossy(stem).chars().count()
+        }
+    };
+
+    let mut state = MergeState::new(words);
+    let mut token_bytes: Vec<Rc<[u8]>> = (0..vocab.n_vocab() as u32)
+        .map(|id| Rc::from(vocab.token_bytes(id).unwrap_or_default()))
+        .collect();
+    let mut heap: BinaryHeap<Candidate> = state
+        .pair_counts
+        .iter()
+        .filter(|&(_, &count)| count > 0)
+        .map(|(&pair, &count)| Candidate {
+            count,
+            pair,
+            left: token_bytes[pair.0 as usize].clone(),
+            right: token_bytes[pair.1 as usize].clone(),
+        })
+        .collect();
+
+    let mut merges: Vec<Pair> = Vec::with_capacity(target_merges);
+    let mut reported = 0u64;
+    let report_every = (target_merges as u64 / 200).max(1);
+    while !done(merges.len(), &vocab) {
+        let Some(top) = heap.pop() else { break };
+        let current = state.pair_counts.get(&top.pair).copied().unwrap_or(0);
+        if current != top.count {
+            if current > 0 {
+                heap.push(Candidate { count: current, ..top });
+            }
+            continue;
+        }
+        if current < min_frequency {
+            break;
+        }
+        let mut joined = top.left.to_vec();
+        joined.extend_from_slice(&top.right);
+        if token_len(&joined) > max_len {
+            continue;
+        }
+        let merged = vocab.push(&joined);
+        if merged as usize == token_bytes.len() {
+            token_bytes.push(Rc::from(joined));
+        }
+        merges.push(top.pair);
+        for pair in state.apply_merge(top.pair, merged) {
+            let count = state.pair_counts[&pair];
+            heap.push(Candidate {
+                count,
+                pair,
+                left: token_bytes[pair.0 as usize].clone(),
+                right: token_bytes[pair.1 as usize].clone(),
+            });
+        }
+        if merges.len() as u64 - reported >= report_every {
+            reported = merges.len() as u64;
+            progress(TrainProgress { merges_done: reported, merges_total: target_merges as u64 })?;
+        }
+    }
+    progress(TrainProgress { merges_done: merges.len() as u64, merges_total: target_merges as u64 })?;
+    Bpe::from_merges(vocab, merges, options)
+}
+
+/// Turns counted words into symbol sequences and adds the base alphabet to `vocab`.
+fn initial_words(words: &WordCounts, options: &BpeOptions, vocab: &mut Vocab) -> Result<Vec<Word>> {
+    if words.is_empty() {
+        return Err(Error::EmptyCorpus("no words to train on".into()));
+    }
+    let mut out = Vec::with_capacity(words.len());
+    if options.byte_level {
+        let byte_ids: Vec<u32> = (0..=255u8).map(|b| vocab.push(&[b])).collect();
+        for (word, count) in words.iter() {
+            out.push(Word { symbols: word.iter().map(|&b| byte_ids[b as usize]).collect(), count });
+        }
+    } else {
+        let mut alphabet: FxHashSet<char> = FxHashSet::default();
+        let mut texts = Vec::with_capacity(words.len());
+        for (word, count) in words.iter() {
+            let text = std::str::from_utf8(word).map_err(|_| {
+                Error::config(format!("character-level training needs UTF-8 words; got {:?}", String::from_utf8_lossy(word)))
+            })?;
+            alphabet.extend(text.chars());
+            texts.push((text, count));
+        }
+        let mut alphabet: Vec<char> = alphabet.into_iter().collect();
+        alphabet.sort_unstable();
+        let mut char_ids: FxHashMap<char, u32> = FxHashMap::default();
+        let mut buf = [0u8; 4];
+        for c in alphabet {
+            char_ids.insert(c, vocab.push(c.encode_utf8(&mut buf).as_bytes()));
+        }
+        let suffix_id = options.end_of_word_suffix.as_ref().map(|s| vocab.push(s.as_bytes()));
+        // Sorted so that word order (and so where-lists) never depends on hash order.
+        texts.sort_unstable();
+        for (text, count) in texts {
+            let mut symbols: Vec<u32> = text.chars().map(|c| char_ids[&c]).collect();
+            symbols.extend(suffix_id);
+            out.push(Word { symbols, count });
+        }
+    }
+    Ok(out)
+}
+
+/// Words, pair counts and which words hold each pair.
+struct MergeState {
+    words: Vec<Word>,
+    pair_counts: FxHashMap<Pair, u64>,
+    where_pair: FxHashMap<Pair, Vec<u32>>,
+}
+
+impl MergeState {
+    fn new(words: Vec<Word>) -> Self {
+        let chunk = (words.len() / (rayon::current_num_threads() * 4)).max(1024);
+        let (pair_counts, where_pair) = words
+            .par_chunks(chunk)
+            .enumerate()
+            .map(|(k, slice)| {
+                let mut counts: FxHashMap<Pair, u64> = FxHashMap::default();
+                let mut places: FxHashMap<Pair, Vec<u32>> = FxHashMap::default();
+                for (j, word) in slice.iter().enumerate() {
+                    let index = (k * chunk + j) as u32;
+                    for w in word.symbols.windows(2) {
+                        let pair = (w[0], w[1]);
+                        *counts.entry(pair).or_insert(0) += word.count;
+                        let list = places.entry(pair).or_default();
+                        if list.last() != Some(&index) {
+                            list.push(index);
+                        }
+                    }
+                }
+                (counts, places)
+            })
+            .reduce(
+                || (FxHashMap::default(), FxHashMap::default()),
+                |(mut c1, mut p1), (c2, p2)| {
+                    for (pair, n) in c2 {
+                        *c1.entry(pair).or_insert(0) += n;
+                    }
+                    for (pair, list) in p2 {
+                        p1.entry(pair).or_default().extend(list);
+                    }
+                    (c1, p1)
+                },
+            );
+        MergeState { words, pair_counts, where_pair }
+    }
+
+    /// Rewrites every word holding `pair` with `merged` in its place; returns the pairs whose
+    /// counts grew (all of them contain `merged`).
+    fn apply_merge(&mut self, pair: Pair, merged: u32) -> Vec<Pair> {
+        let (x, y) = pair;
+        let mut places = self.where_pair.remove(&pair).unwrap_or_default();
+        places.sort_unstable();
+        places.dedup();
+        let mut delta: FxHashMap<Pair, i128> = FxHashMap::default();
+        let mut grown: FxHashMap<Pair, Vec<u32>> = FxHashMap::default();
+        for &index in &places {
+            let word = &mut self.words[index as usize];
+            let count = word.count as i128;
+            let old = &word.symbols;
+            if old.len() < 2 {
+                continue;
+            }
+            let mut new = Vec::with_capacity(old.len());
+            let mut i = 0;
+            let mut changed = false;
+            let mut add = |p: Pair, n: i128, delta: &mut FxHashMap<Pair, i128>| {
+                *delta.entry(p).or_insert(0) += n;
+                if n > 0 {
+                    let list = grown.entry(p).or_default();
+                    if list.last() != Some(&index) {
+                        list.push(index);
+                    }
+                }
+            };
+            while i < old.len() {
+                if i + 1 < old.len() && old[i] == x && old[i + 1] == y {
+                    changed = true;
+                    add(pair, -count, &mut delta);
+                    if i > 0 {
+                        // The left neighbour is the previous site's result when sites touch.
+                        let touching = new.last() == Some(&merged) && i >= 2 && old[i - 2] == x && old[i - 1] == y;
+                        if touching {
+                            add((y, x), -count, &mut delta);
+                            add((merged, merged), count, &mut delta);
+                        } else {
+                            add((old[i - 1], x), -count, &mut delta);
+                            add((old[i - 1], merged), count, &mut delta);
+                        }
+                    }
+                    let next_is_site = i + 3 < old.len() && old[i + 2] == x && old[i + 3] == y;
+                    if i + 2 < old.len() && !next_is_site {
+                        add((y, old[i + 2]), -count, &mut delta);
+                        add((merged, old[i + 2]), count, &mut delta);
+                    }
+                    new.push(merged);
+                    i += 2;
+                } else {
+                    new.push(old[i]);
+                    i += 1;
+                }
+            }
+            if changed {
+                word.symbols = new;
+            }
+        }
+        let mut grew = Vec::new();
+        for (p, d) in delta {
+            let entry = self.pair_counts.entry(p).or_insert(0);
+            let updated = *entry as i128 + d;
+            debug_assert!(updated >= 0, "pair count fell below zero");
+            *entry = updated.max(0) as u64;
+            if *entry == 0 {
+                self.pair_counts.remove(&p);
+            } else if d > 0 {
+                grew.push(p);
+            }
+        }
+        for (p, list) in grown {
+            self.where_pair.entry(p).or_default().extend(list);
+        }
+        grew
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(pairs: &[(&str, u64)]) -> WordCounts {
+        let mut c = WordCounts::default();
+        for &(w, n) in pairs {
+            c.add(w.as_bytes(), n);
+        }
+        c
+    }
+
+    fn merge_strings(model: &Bpe) -> Vec<(String, String)> {
+        let v = model.vocab();
+        model
+            .merges()
+            .iter()
+            .map(|&(l, r)| {
+                (
+                    String::from_utf8_lossy(v.token_bytes(l).unwrap()).into_owned(),
+                    String::from_utf8_lossy(v.token_bytes(r).unwrap()).into_owned(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn textbook_low_lower_newest_widest() {
+        let config = BpeTrainConfig {
+            num_merges: Some(10),
+            options: BpeOptions { end_of_word_suffix: Some("</w>".into()), ..Default::default() },
+            ..Default::default()
+        };
+        let model = train(&counts(&[("low", 5), ("lower", 2), ("newest", 6), ("widest", 3)]), &config, &mut |_| Ok(()))
+            .unwrap();
+        let merges = merge_strings(&model);
+        let first: Vec<(&str, &str)> = merges[..5].iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        assert_eq!(first, [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]);
+        let mut ids = Vec::new();
+        model.encode_piece("lowest", &mut ids).unwrap();
+        let pieces: Vec<&[u8]> = ids.iter().map(|&i| model.vocab().token_bytes(i).unwrap()).collect();
+        assert_eq!(pieces, [&b"low"[..], b"est</w>"]);
+    }
+
+    #[test]
+    fn touching_sites_keep_pair_counts_exact() {
+        // "aaaa" merges (a,a) at two touching sites; counts must match a recount from scratch.
+        let config = BpeTrainConfig { num_merges: Some(3), ..Default::default() };
+        let model = train(&counts(&[("aaaa", 3), ("aaa", 2), ("abab", 1)]), &config, &mut |_| Ok(())).unwrap();
+        let merges = merge_strings(&model);
+        let merges: Vec<(&str, &str)> = merges.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        assert_eq!(merges, [("a", "a"), ("aa", "aa"), ("a", "b")]);
+    }
+
+    #[test]
+    fn vocab_size_below_alphabet_is_an_error() {
+        let config = BpeTrainConfig { vocab_size: Some(2), ..Default::default() };
+        let err = train(&counts(&[("abc", 1)]), &config, &mut |_| Ok(())).unwrap_err();
+        assert!(err.to_string().contains("smaller than the base alphabet"), "{err}");
+    }
+}

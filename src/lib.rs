@@ -1,0 +1,22 @@
+//! tokenmill: subword tokenization — training and exact, fast encoding.
+//!
+//! The data path, one module per stage:
+//! `normalize` → `special` (split out special tokens) → `pretokenize` → `count` (training) →
+//! `bpe::train` → `tokenizer::Tokenizer` → `bpe::encode` / decode; `serialize` saves and loads.
+//! Only `python` (behind the `python` cargo feature) knows about Python.
+
+pub mod bpe;
+pub mod count;
+pub mod error;
+pub mod normalize;
+pub mod pretokenize;
+pub mod serialize;
+pub mod special;
+pub mod tokenizer;
+pub mod vocab;
+
+#[cfg(feature = "python")]
+mod python;
+
+pub use error::{Error, Result};
+pub use tokenizer::Tokenizer;

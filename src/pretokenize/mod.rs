@@ -1,0 +1,192 @@
+//! Pre-tokenization: cutting text into the pieces ("words") that the subword model sees.
+//! Merges never cross a piece boundary.
+//!
+//! Presets `gpt2`, `cl100k` and `o200k` are hand-written splitters ([`presets`]) equal to the
+//! regexes tiktoken ships; `whitespace` splits on `\s` runs and drops them; `none` keeps the text
+//! whole; anything else is compiled as a user regex (with lookaround, via `fancy-regex`) and its
+//! matches are the pieces, as in tiktoken (text between matches is dropped).
+
+mod classes;
+mod presets;
+
+use crate::error::{Error, Result};
+use classes::SPACE;
+
+pub const GPT2_PATTERN: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
+pub const CL100K_PATTERN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+pub const O200K_PATTERN: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+);
+
+#[derive(Debug, Clone)]
+pub enum PreTokenizer {
+    Gpt2,
+    Cl100k,
+    O200k,
+    Whitespace,
+    None,
+    Regex { pattern: String, regex: Box<fancy_regex::Regex> },
+}
+
+impl PreTokenizer {
+    /// A preset by name (`gpt2`/`r50k_base`/`p50k_base`, `cl100k`/`cl100k_base`, `o200k`/`o200k_base`,
+    /// `whitespace`, `none`) or a regex. A bare lowercase identifier that names no preset is an
+    /// error rather than a regex, so a typo never silently becomes a literal pattern.
+    pub fn from_spec(spec: &str) -> Result<Self> {
+        Ok(match spec {
+            "gpt2" | "r50k" | "r50k_base" | "p50k" | "p50k_base" | "p50k_edit" => PreTokenizer::Gpt2,
+            "cl100k" | "cl100k_base" => PreTokenizer::Cl100k,
+            "o200k" | "o200k_base" => PreTokenizer::O200k,
+            "whitespace" => PreTokenizer::Whitespace,
+            "none" => PreTokenizer::None,
+            _ if !spec.is_empty() && spec.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_') => {
+                return Err(Error::Pattern {
+                    pattern: spec.to_string(),
+                    reason: "unknown preset; use gpt2, cl100k, o200k, whitespace, none or a regex".into(),
+                })
+            }
+            _ => {
+                let regex = fancy_regex::Regex::new(spec)
+                    .map_err(|e| Error::Pattern { pattern: spec.to_string(), reason: e.to_string() })?;
+                PreTokenizer::Regex { pattern: spec.to_string(), regex: Box::new(regex) }
+            }
+        })
+    }
+
+    /// The name or pattern that `from_spec` turns back into this pre-tokenizer.
+    pub fn spec(&self) -> &str {
+        match self {
+            PreTokenizer::Gpt2 => "gpt2",
+            PreTokenizer::Cl100k => "cl100k",
+            PreTokenizer::O200k => "o200k",
+            PreTokenizer::Whitespace => "whitespace",
+            PreTokenizer::None => "none",
+            PreTokenizer::Regex { pattern, .. } => pattern,
+        }
+    }
+
+    /// The regex this pre-tokenizer is equivalent to, where there is one.
+    pub fn pattern(&self) -> Option<&str> {
+        match self {
+            PreTokenizer::Gpt2 => Some(GPT2_PATTERN),
+            PreTokenizer::Cl100k => Some(CL100K_PATTERN),
+            PreTokenizer::O200k => Some(O200K_PATTERN),
+            PreTokenizer::Whitespace | PreTokenizer::None => None,
+            PreTokenizer::Regex { pattern, .. } => Some(pattern),
+        }
+    }
+
+    /// Whether concatenating the pieces gives back the text (false only for `whitespace` and
+    /// user regexes, which drop what they do not match).
+    pub fn is_lossless(&self) -> bool {
+        matches!(self, PreTokenizer::Gpt2 | PreTokenizer::Cl100k | PreTokenizer::O200k | PreTokenizer::None)
+    }
+
+    /// Calls `f` on each piece of `text`, in order.
+    ///
+    /// ```
+    /// use tokenmill::pretokenize::PreTokenizer;
+    /// let mut pieces = Vec::new();
+    /// let cl100k = PreTokenizer::from_spec("cl100k").unwrap();
+    /// cl100k.for_each_piece("Hello world!!", |p| Ok(pieces.push(p.to_string()))).unwrap();
+    /// assert_eq!(pieces, ["Hello", " world", "!!"]);
+    /// ```
+    pub fn for_each_piece<'t>(&self, text: &'t str, mut f: impl FnMut(&'t str) -> Result<()>) -> Result<()> {
+        let piece_end: fn(&str, usize) -> usize = match self {
+            PreTokenizer::Gpt2 => presets::gpt2_piece_end,
+            PreTokenizer::Cl100k => presets::cl100k_piece_end,
+            PreTokenizer::O200k => presets::o200k_piece_end,
+            PreTokenizer::None => {
+                return if text.is_empty() { Ok(()) } else { f(text) };
+            }
+            PreTokenizer::Whitespace => {
+                let table = classes::table();
+                let mut start = None;
+                for (i, c) in text.char_indices() {
+                    let space = table.get(c) & SPACE != 0;
+                    match (space, start) {
+                        (true, Some(s)) => {
+                            f(&text[s..i])?;
+                            start = None;
+                        }
+                        (false, None) => start = Some(i),
+                        _ => {}
+                    }
+                }
+                if let Some(s) = start {
+                    f(&text[s..])?;
+                }
+                return Ok(());
+            }
+            PreTokenizer::Regex { pattern, regex } => {
+                for m in regex.find_iter(text) {
+                    let m = m.map_err(|e| Error::Pattern { pattern: pattern.clone(), reason: e.to_string() })?;
+                    if !m.as_str().is_empty() {
+                        f(m.as_str())?;
+                    }
+                }
+                return Ok(());
+            }
+        };
+        let mut i = 0;
+        while i < text.len() {
+            let end = piece_end(text, i);
+            debug_assert!(end > i && text.is_char_boundary(end));
+            f(&text[i..end])?;
+            i = end;
+        }
+        Ok(())
+    }
+
+    /// The pieces of `text` as a vector (convenience for tests and the Python `split`).
+    pub fn split<'t>(&self, text: &'t str) -> Result<Vec<&'t str>> {
+        let mut out = Vec::new();
+        self.for_each_piece(text, |p| {
+            out.push(p);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Differential check of each hand-written preset against its reference pattern run by a
+    /// backtracking regex engine, on strings built from characters that stress every branch.
+    #[test]
+    fn presets_equal_their_reference_regex() {
+        let alphabet: Vec<char> = " \t\n\r\u{3000}aZéE\u{301}ſ's'T1٣Ⅻ!/.中ǅʰ🙂\u{1F3FD}".chars().collect();
+        let mut seed: u64 = 0x9E3779B97F4A7C15;
+        for preset in ["gpt2", "cl100k", "o200k"] {
+            let fast = PreTokenizer::from_spec(preset).unwrap();
+            let slow = fancy_regex::Regex::new(fast.pattern().unwrap()).unwrap();
+            for _ in 0..20_000 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let len = (seed % 12) as usize;
+                let text: String =
+                    (0..len).map(|k| alphabet[((seed >> (k * 5)) as usize) % alphabet.len()]).collect();
+                let expected: Vec<&str> = slow.find_iter(&text).map(|m| m.unwrap().as_str()).collect();
+                assert_eq!(fast.split(&text).unwrap(), expected, "{preset} on {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_preset_is_an_error_not_a_regex() {
+        assert!(matches!(PreTokenizer::from_spec("cl100"), Err(Error::Pattern { .. })));
+        assert!(PreTokenizer::from_spec(r"\w+").is_ok());
+        assert!(matches!(PreTokenizer::from_spec("(unclosed"), Err(Error::Pattern { .. })));
+    }
+
+    #[test]
+    fn whitespace_drops_spaces() {
+        let p = PreTokenizer::from_spec("whitespace").unwrap();
+        assert_eq!(p.split("  low\tlower \n").unwrap(), ["low", "lower"]);
+    }
+}

@@ -1,0 +1,307 @@
+//! Hand-written splitters for the GPT-2 (r50k), cl100k and o200k patterns.
+//!
+//! Each `*_piece_end(text, start)` returns where the piece that the reference regex would match
+//! at `start` ends. The reference patterns (as tiktoken ships them) are:
+//!
+//! ```text
+//! gpt2   '(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s
+//! cl100k '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+
+//!        |\s++$|\s*[\r\n]|\s+(?!\S)|\s
+//! o200k  [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//!        |[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//!        |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+//! ```
+//!
+//! Why not a regex engine: the lookahead `(?!\S)` needs a backtracking engine, which dominates
+//! encoding time. Each alternative here is a few forward scans, and every scan either ends the
+//! piece or is bounded by the run it re-reads once, so splitting stays linear.
+//! The comments name the alternative each branch implements; `tests/test_pretokenize.py`
+//! checks every preset against Python's `regex` module on real and generated text.
+
+use super::classes::{table, ClassTable, LETTER, LOWERISH, NUMBER, SPACE, UPPERISH};
+
+/// A view of the text that answers "which character, which class" at a byte offset.
+struct Scan<'a> {
+    text: &'a str,
+    classes: &'static ClassTable,
+}
+
+impl<'a> Scan<'a> {
+    fn new(text: &'a str) -> Self {
+        Scan { text, classes: table() }
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// The character at byte offset `i` (a char boundary < len), its class bits and its width.
+    #[inline]
+    fn at(&self, i: usize) -> (char, u8, usize) {
+        let b = self.text.as_bytes()[i];
+        if b < 0x80 {
+            let c = b as char;
+            return (c, self.classes.get(c), 1);
+        }
+        let c = self.text[i..].chars().next().expect("char boundary inside text");
+        (c, self.classes.get(c), c.len_utf8())
+    }
+
+    #[inline]
+    fn class_at(&self, i: usize) -> u8 {
+        if i >= self.len() {
+            0
+        } else {
+            self.at(i).1
+        }
+    }
+
+    /// End of the run of characters (from `i`) whose class bits intersect `mask`.
+    #[inline]
+    fn run_end(&self, mut i: usize, mask: u8) -> usize {
+        while i < self.len() {
+            let (_, class, w) = self.at(i);
+            if class & mask == 0 {
+                break;
+            }
+            i += w;
+        }
+        i
+    }
+
+    /// End of the run of characters that are neither `\s`, `\p{L}` nor `\p{N}`.
+    #[inline]
+    fn other_run_end(&self, mut i: usize) -> usize {
+        while i < self.len() {
+            let (_, class, w) = self.at(i);
+            if class & (SPACE | LETTER | NUMBER) != 0 {
+                break;
+            }
+            i += w;
+        }
+        i
+    }
+
+    /// End of the run of characters from `i` that are all in `set`.
+    #[inline]
+    fn ascii_run_end(&self, mut i: usize, set: &[u8]) -> usize {
+        let bytes = self.text.as_bytes();
+        while i < bytes.len() && set.contains(&bytes[i]) {
+            i += 1;
+        }
+        i
+    }
+
+    /// Byte offset of the last character before `i`.
+    #[inline]
+    fn prev(&self, mut i: usize) -> usize {
+        let bytes = self.text.as_bytes();
+        i -= 1;
+        while bytes[i] & 0xC0 == 0x80 {
+            i -= 1;
+        }
+        i
+    }
+
+    /// Whitespace alternatives shared by the presets: returns (end of the whitespace run,
+    /// byte offset just past the last `\r` or `\n` in the run, if any).
+    #[inline]
+    fn space_run(&self, i: usize) -> (usize, Option<usize>) {
+        let bytes = self.text.as_bytes();
+        let mut j = i;
+        let mut after_newline = None;
+        while j < bytes.len() {
+            let (c, class, w) = self.at(j);
+            if class & SPACE == 0 {
+                break;
+            }
+            j += w;
+            if c == '\r' || c == '\n' {
+                after_newline = Some(j);
+            }
+        }
+        (j, after_newline)
+    }
+
+    /// `\s+(?!\S)|\s`: the run minus its last character when a non-space follows and the run
+    /// is longer than one character; the whole run at the end of the text; else one character.
+    #[inline]
+    fn space_before_word(&self, i: usize, run_end: usize, width: usize) -> usize {
+        if run_end == self.len() {
+            return run_end;
+        }
+        let last = self.prev(run_end);
+        if last > i {
+            last
+        } else {
+            i + width
+        }
+    }
+
+    /// Length of a contraction (`'s 't 're 've 'm 'll 'd`) starting at `i`, or 0.
+    /// `ignore_case` follows Unicode simple case folding, as regex engines do: `ſ` folds to `s`.
+    #[inline]
+    fn contraction(&self, i: usize, ignore_case: bool) -> usize {
+        let bytes = self.text.as_bytes();
+        if bytes.get(i) != Some(&b'\'') {
+            return 0;
+        }
+        let fold = |b: Option<&u8>| -> u8 {
+            match b {
+                Some(&b) if ignore_case => b.to_ascii_lowercase(),
+                Some(&b) => b,
+                None => 0,
+            }
+        };
+        let c1 = fold(bytes.get(i + 1));
+        match c1 {
+            b's' | b'd' | b'm' | b't' => return 2,
+            b'l' if fold(bytes.get(i + 2)) == b'l' => return 3,
+            b'v' | b'r' if fold(bytes.get(i + 2)) == b'e' => return 3,
+            _ => {}
+        }
+        // U+017F LATIN SMALL LETTER LONG S (0xC5 0xBF) case-folds to 's'.
+        if ignore_case && bytes.get(i + 1) == Some(&0xC5) && bytes.get(i + 2) == Some(&0xBF) {
+            return 3;
+        }
+        0
+    }
+}
+
+/// GPT-2 / r50k / p50k pattern.
+pub fn gpt2_piece_end(text: &str, i: usize) -> usize {
+    let s = Scan::new(text);
+    let (c, class, w) = s.at(i);
+    // '(?:[sdmt]|ll|ve|re)
+    let n = s.contraction(i, false);
+    if n > 0 {
+        return i + n;
+    }
+    // ` ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++`
+    let (body, body_class) = if c == ' ' && i + 1 < s.len() { (i + 1, s.class_at(i + 1)) } else { (i, class) };
+    if body_class & LETTER != 0 {
+        return s.run_end(body, LETTER);
+    }
+    if body_class & NUMBER != 0 {
+        return s.run_end(body, NUMBER);
+    }
+    if body_class & SPACE == 0 {
+        return s.other_run_end(body);
+    }
+    // `\s++$|\s+(?!\S)|\s`
+    let (run_end, _) = s.space_run(i);
+    s.space_before_word(i, run_end, w)
+}
+
+/// cl100k (GPT-4) pattern.
+pub fn cl100k_piece_end(text: &str, i: usize) -> usize {
+    let s = Scan::new(text);
+    let (c, class, w) = s.at(i);
+    // '(?i:[sdmt]|ll|ve|re)
+    let n = s.contraction(i, true);
+    if n > 0 {
+        return i + n;
+    }
+    // [^\r\n\p{L}\p{N}]?+\p{L}++
+    if class & LETTER != 0 {
+        return s.run_end(i, LETTER);
+    }
+    let can_prefix = c != '\r' && c != '\n' && class & NUMBER == 0;
+    if can_prefix && s.class_at(i + w) & LETTER != 0 {
+        return s.run_end(i + w, LETTER);
+    }
+    // \p{N}{1,3}+
+    if class & NUMBER != 0 {
+        let mut j = i + w;
+        for _ in 0..2 {
+            if s.class_at(j) & NUMBER == 0 {
+                break;
+            }
+            j += s.at(j).2;
+        }
+        return j;
+    }
+    // ` ?[^\s\p{L}\p{N}]++[\r\n]*+`
+    let body = if c == ' ' { i + 1 } else { i };
+    if body < s.len() && s.class_at(body) & (SPACE | LETTER | NUMBER) == 0 {
+        let j = s.other_run_end(body);
+        return s.ascii_run_end(j, b"\r\n");
+    }
+    // \s++$|\s*[\r\n]|\s+(?!\S)|\s
+    let (run_end, after_newline) = s.space_run(i);
+    if run_end == s.len() {
+        return run_end;
+    }
+    if let Some(j) = after_newline {
+        return j;
+    }
+    s.space_before_word(i, run_end, w)
+}
+
+/// o200k pattern.
+pub fn o200k_piece_end(text: &str, i: usize) -> usize {
+    let s = Scan::new(text);
+    let (c, class, w) = s.at(i);
+    let can_prefix = c != '\r' && c != '\n' && class & (LETTER | NUMBER) == 0;
+    let next = i + w;
+    // Alternative 1, `[^\r\n\p{L}\p{N}]?[A]*[B]+(contraction)?`, with the prefix, then without.
+    if can_prefix && next < s.len() {
+        if let Some(end) = o200k_letters(&s, next) {
+            return end + s.contraction(end, true);
+        }
+    }
+    if let Some(end) = o200k_letters(&s, i) {
+        return end + s.contraction(end, true);
+    }
+    // Alternative 2, `[^\r\n\p{L}\p{N}]?[A]+[B]*(contraction)?`. Alternative 1 failed, so no
+    // lower-ish character follows the upper-ish run and `[B]*` matches nothing.
+    if can_prefix && s.class_at(next) & UPPERISH != 0 {
+        let end = s.run_end(next, UPPERISH);
+        return end + s.contraction(end, true);
+    }
+    if class & UPPERISH != 0 {
+        let end = s.run_end(i, UPPERISH);
+        return end + s.contraction(end, true);
+    }
+    // \p{N}{1,3}
+    if class & NUMBER != 0 {
+        let mut j = next;
+        for _ in 0..2 {
+            if s.class_at(j) & NUMBER == 0 {
+                break;
+            }
+            j += s.at(j).2;
+        }
+        return j;
+    }
+    // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
+    let body = if c == ' ' { next } else { i };
+    if body < s.len() && s.class_at(body) & (SPACE | LETTER | NUMBER) == 0 {
+        let j = s.other_run_end(body);
+        return s.ascii_run_end(j, b"\r\n/");
+    }
+    // \s*[\r\n]+|\s+(?!\S)|\s+
+    let (run_end, after_newline) = s.space_run(i);
+    if let Some(j) = after_newline {
+        return j;
+    }
+    s.space_before_word(i, run_end, w)
+}
+
+/// `[A]*[B]+` at `start` under backtracking: the upper-ish run is given back one character at a
+/// time until a lower-ish character can start `[B]+`, which then runs greedily.
+#[inline]
+fn o200k_letters(s: &Scan, start: usize) -> Option<usize> {
+    let upper_end = s.run_end(start, UPPERISH);
+    let mut p = upper_end;
+    loop {
+        if s.class_at(p) & LOWERISH != 0 {
+            return Some(s.run_end(p, LOWERISH));
+        }
+        if p == start {
+            return None;
+        }
+        p = s.prev(p);
+    }
+}

@@ -1,0 +1,180 @@
+//! tokenmill's own file format (versioned JSON, written atomically) and the human-readable
+//! vocabulary listing.
+//!
+//! ```text
+//! {"format": "tokenmill", "version": 1, "normalizer": "none", "pretokenizer": "cl100k",
+//!  "special_tokens": [["<|endoftext|>", 0]],
+//!  "model": {"type": "bpe", "byte_level": true, "end_of_word_suffix": null, "unk_token": null,
+//!            "whole_piece_first": false,
+//!            "tokens": [null, "AA==", ...],      // base64 bytes by id; null for specials and gaps
+//!            "merges": [[116, 104], ...]}}       // pairs of ids in rank order
+//! ```
+
+use crate::bpe::{Bpe, BpeOptions};
+use crate::error::{Error, Result};
+use crate::normalize::Normalizer;
+use crate::pretokenize::PreTokenizer;
+use crate::tokenizer::{Model, Tokenizer};
+use crate::vocab::Vocab;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::Path;
+
+pub const FORMAT: &str = "tokenmill";
+pub const VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+struct FileV1 {
+    format: String,
+    version: u32,
+    normalizer: String,
+    pretokenizer: String,
+    special_tokens: Vec<(String, u32)>,
+    model: ModelV1,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum ModelV1 {
+    Bpe {
+        byte_level: bool,
+        end_of_word_suffix: Option<String>,
+        unk_token: Option<String>,
+        whole_piece_first: bool,
+        tokens: Vec<Option<String>>,
+        merges: Vec<(u32, u32)>,
+    },
+}
+
+/// The tokenizer as a JSON string.
+pub fn to_json(tok: &Tokenizer) -> String {
+    let Model::Bpe(bpe) = tok.model();
+    let vocab = bpe.vocab();
+    let mut tokens = vec![None; vocab.n_vocab()];
+    for (id, bytes) in vocab.ordinary() {
+        tokens[id as usize] = Some(BASE64.encode(bytes));
+    }
+    let options = bpe.options();
+    let file = FileV1 {
+        format: FORMAT.into(),
+        version: VERSION,
+        normalizer: tok.normalizer().spec(),
+        pretokenizer: tok.pretokenizer().spec().to_string(),
+        special_tokens: vocab.specials().to_vec(),
+        model: ModelV1::Bpe {
+            byte_level: options.byte_level,
+            end_of_word_suffix: options.end_of_word_suffix.clone(),
+            unk_token: options.unk_token.clone(),
+            whole_piece_first: options.whole_piece_first,
+            tokens,
+            merges: bpe.merges().to_vec(),
+        },
+    };
+    serde_json::to_string(&file).expect("tokenizer serializes")
+}
+
+/// A tokenizer from the JSON text of a tokenmill file; `path` names the source in errors.
+pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
+    let bad = |reason: String| Error::Format { path: path.to_path_buf(), format: "tokenmill tokenizer", reason };
+    // Read the header first, so a file of another kind or version gets a message that says so.
+    #[derive(Deserialize)]
+    struct Header {
+        format: Option<String>,
+        version: Option<u32>,
+    }
+    let header: Header = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+    if header.format.as_deref() != Some(FORMAT) {
+        return Err(bad("no \"format\": \"tokenmill\" header (is it a file of another library?)".into()));
+    }
+    if header.version != Some(VERSION) {
+        return Err(bad(format!("format version {:?}; this tokenmill reads version {VERSION}", header.version)));
+    }
+    let file: FileV1 = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+    let ModelV1::Bpe { byte_level, end_of_word_suffix, unk_token, whole_piece_first, tokens, merges } = file.model;
+    let mut vocab = Vocab::default();
+    for (id, token) in tokens.iter().enumerate() {
+        if let Some(b64) = token {
+            let bytes = BASE64.decode(b64).map_err(|e| bad(format!("token {id}: bad base64: {e}")))?;
+            vocab.insert(id as u32, &bytes).map_err(|e| bad(e.to_string()))?;
+        }
+    }
+    for (text, id) in &file.special_tokens {
+        vocab.push_special(text, Some(*id)).map_err(|e| bad(e.to_string()))?;
+    }
+    let options = BpeOptions { byte_level, end_of_word_suffix, unk_token, whole_piece_first };
+    let bpe = Bpe::from_merges(vocab, merges, options).map_err(|e| bad(e.to_string()))?;
+    let normalizer = Normalizer::from_spec(&file.normalizer).map_err(|e| bad(e.to_string()))?;
+    let pretokenizer = PreTokenizer::from_spec(&file.pretokenizer).map_err(|e| bad(e.to_string()))?;
+    Ok(Tokenizer::new(normalizer, pretokenizer, Model::Bpe(bpe)))
+}
+
+pub fn load(path: &Path) -> Result<Tokenizer> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| Error::InvalidUtf8 { path: path.to_path_buf(), offset: e.valid_up_to() as u64 })?;
+    from_json(text, path)
+}
+
+pub fn save(tok: &Tokenizer, path: &Path) -> Result<()> {
+    write_atomically(path, to_json(tok).as_bytes())
+}
+
+/// Writes to a temporary file beside `path`, then renames it over `path`, so a crash or a full
+/// disk never leaves a half-written file under the real name.
+pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().ok_or_else(|| Error::config(format!("{}: not a file path", path.display())))?;
+    let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(contents)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io(path, e));
+    }
+    Ok(())
+}
+
+/// A token's bytes for people: a quoted string with escapes, or `b"..."` when not UTF-8.
+pub fn display_token(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => format!("{s:?}"),
+        Err(_) => format!("b\"{}\"", bytes.escape_ascii()),
+    }
+}
+
+/// One line per id: `id <TAB> token <TAB> left + right` (the merge that made it, if any).
+pub fn vocab_listing(tok: &Tokenizer) -> String {
+    let Model::Bpe(bpe) = tok.model();
+    let vocab = bpe.vocab();
+    let mut made_by: Vec<Option<(u32, u32)>> = vec![None; vocab.n_vocab()];
+    for &(l, r) in bpe.merges() {
+        let mut joined = vocab.token_bytes(l).unwrap_or_default().to_vec();
+        joined.extend_from_slice(vocab.token_bytes(r).unwrap_or_default());
+        if let Some(id) = vocab.id(&joined) {
+            made_by[id as usize].get_or_insert((l, r));
+        }
+    }
+    let mut out = String::from("# id\ttoken\tmerged from\n");
+    for id in 0..vocab.n_vocab() as u32 {
+        let Ok(bytes) = vocab.token_bytes(id) else { continue };
+        let mut line = format!("{id}\t{}", display_token(bytes));
+        if vocab.is_special(id) {
+            line.push_str("\t(special)");
+        } else if let Some((l, r)) = made_by[id as usize] {
+            let show = |t: u32| display_token(vocab.token_bytes(t).unwrap_or_default());
+            line.push_str(&format!("\t{} + {}", show(l), show(r)));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
