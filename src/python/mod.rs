@@ -1,0 +1,19 @@
+//! Python bindings (`tokenmill._core`). Thin: argument conversion, GIL release around every loop
+//! over text, and error mapping in `errors`. The Python package wraps these in friendlier classes.
+
+mod errors;
+mod tokenizer;
+mod train;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    m.add_class::<tokenizer::CoreTokenizer>()?;
+    m.add_class::<train::WordCounter>()?;
+    m.add_function(wrap_pyfunction!(train::train_bpe, m)?)?;
+    m.add_function(wrap_pyfunction!(tokenizer::split, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,38 @@
+"""tokenmill: train subword vocabularies fast; encode text exactly and fast.
+
+>>> import tokenmill
+>>> tok = tokenmill.train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, num_merges=10,
+...                           byte_level=False, end_of_word_suffix="</w>")
+>>> tok.tokenize("lowest")
+['low', 'est</w>']
+"""
+
+from tokenmill._core import (
+    ConfigError,
+    CorpusError,
+    DisallowedSpecialError,
+    FormatError,
+    OutOfVocabularyError,
+    PatternError,
+    TokenIdError,
+    TokenmillError,
+    __version__,
+    split,
+)
+from tokenmill.tokenizer import Tokenizer
+from tokenmill.training import train_bpe
+
+__all__ = [
+    "ConfigError",
+    "CorpusError",
+    "DisallowedSpecialError",
+    "FormatError",
+    "OutOfVocabularyError",
+    "PatternError",
+    "TokenIdError",
+    "Tokenizer",
+    "TokenmillError",
+    "__version__",
+    "split",
+    "train_bpe",
+]

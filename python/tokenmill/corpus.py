@@ -1,0 +1,127 @@
+"""Turning what the user passes as a corpus into work for the Rust counter.
+
+A corpus is a path, a glob, a directory, a list of those, an iterable of strings, or a mapping
+word → count (already split words). Globs and directories expand here; Rust reads the files.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import sysconfig
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Union
+
+from tokenmill import _core
+from tokenmill.progress import Progress
+
+Corpus = Union[str, "os.PathLike[str]", Iterable[str], Iterable["os.PathLike[str]"], Mapping[str, int]]
+
+_GLOB_MAGIC = set("*?[")
+_TEXT_BATCH_BYTES = 4 << 20
+_FILE_BATCH_BYTES = 64 << 20
+
+
+def default_corpus_files() -> list[Path]:
+    """The running Python's standard-library sources: text that exists on every machine."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    return sorted(p for p in stdlib.rglob("*.py") if "site-packages" not in p.parts and p.is_file())
+
+
+def _expand(item: str | os.PathLike[str]) -> list[Path]:
+    """One path, directory or glob → the files it names (sorted); a clear error if none."""
+    text = os.fspath(item)
+    if _GLOB_MAGIC & set(text):
+        files = sorted(Path(p) for p in glob.glob(text, recursive=True) if os.path.isfile(p))
+        if not files:
+            raise _core.CorpusError(f"{text}: no files match this pattern")
+        return files
+    path = Path(text)
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.is_file())
+        if not files:
+            raise _core.CorpusError(f"{text}: directory holds no files")
+        return files
+    if not path.exists():
+        raise _core.CorpusError(f"{text}: no such file")
+    return [path]
+
+
+def _looks_like_path(s: str) -> bool:
+    return "\n" not in s and " " not in s and (os.sep in s or bool(_GLOB_MAGIC & set(s)) or Path(s).suffix != "")
+
+
+def resolve_files(corpus: object) -> list[Path] | None:
+    """The files a corpus names, or None if the corpus is text (an iterable of strings) or words.
+
+    A list of strings is a list of paths when its items name files (or look like paths);
+    otherwise it is a list of texts.
+    """
+    if isinstance(corpus, (str, os.PathLike)):
+        return _expand(corpus)
+    if isinstance(corpus, (list, tuple)) and corpus:
+        if all(isinstance(c, os.PathLike) for c in corpus):
+            return [f for c in corpus for f in _expand(c)]
+        if all(isinstance(c, str) for c in corpus):
+            exists = [os.path.exists(c) or bool(_GLOB_MAGIC & set(c)) for c in corpus]
+            if any(exists) or all(_looks_like_path(c) for c in corpus):
+                return [f for c in corpus for f in _expand(c)]
+    return None
+
+
+def count_into(counter: _core.WordCounter, corpus: object, show_progress: bool | None) -> None:
+    """Feeds `corpus` to `counter` in batches; Ctrl-C takes effect between batches."""
+    if isinstance(corpus, Mapping):
+        words = []
+        for word, count in corpus.items():
+            if not isinstance(word, str) or not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                raise _core.CorpusError(
+                    f"word-count mappings need str keys and non-negative int counts; got {word!r}: {count!r}"
+                )
+            words.append((word, count))
+        counter.add_words(words)
+        return
+    files = resolve_files(corpus)
+    if files is not None:
+        count_files(counter, files, show_progress)
+        return
+    if isinstance(corpus, (bytes, bytearray)) or not isinstance(corpus, Iterable):
+        raise _core.CorpusError(
+            f"corpus must be a path, glob, list of paths, iterable of str or word→count mapping, not {type(corpus).__name__}"
+        )
+    with Progress("counting", None, "B", show_progress) as bar:
+        batch: list[str] = []
+        size = 0
+        for i, text in enumerate(corpus):
+            if not isinstance(text, str):
+                raise _core.CorpusError(f"corpus item {i} is {type(text).__name__}, expected str")
+            batch.append(text)
+            size += len(text)
+            if size >= _TEXT_BATCH_BYTES:
+                counter.add_texts(batch)
+                bar.update(size)
+                batch, size = [], 0
+        if batch:
+            counter.add_texts(batch)
+            bar.update(size)
+
+
+def count_files(counter: _core.WordCounter, files: list[Path], show_progress: bool | None) -> None:
+    sizes = []
+    for f in files:
+        try:
+            sizes.append(f.stat().st_size)
+        except OSError as e:
+            raise _core.CorpusError(f"{f}: {e.strerror}") from None
+    with Progress("counting", sum(sizes), "B", show_progress) as bar:
+        batch: list[str] = []
+        batch_bytes = 0
+        for f, size in zip(files, sizes):
+            batch.append(os.fspath(f))
+            batch_bytes += size
+            if batch_bytes >= _FILE_BATCH_BYTES:
+                bar.update(counter.add_files(batch))
+                batch, batch_bytes = [], 0
+        if batch:
+            bar.update(counter.add_files(batch))

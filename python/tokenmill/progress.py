@@ -1,0 +1,58 @@
+"""A dependency-free progress bar on stderr (works in terminals; in Jupyter it redraws in place)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+
+def _human(n: float, unit: str) -> str:
+    if unit == "B":
+        for suffix in ("B", "KB", "MB", "GB", "TB"):
+            if n < 1000 or suffix == "TB":
+                return f"{n:.1f} {suffix}" if suffix != "B" else f"{int(n)} B"
+            n /= 1000
+    return f"{int(n):,}"
+
+
+class Progress:
+    """``with Progress("counting", total=1000, unit="B") as p: p.update(10)``"""
+
+    def __init__(self, desc: str, total: int | None, unit: str = "", enabled: bool | None = None) -> None:
+        self.desc, self.total, self.unit, self.done = desc, total, unit, 0
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.start = self._last = time.perf_counter()
+
+    def update(self, n: int = 1) -> None:
+        self.set(self.done + n)
+
+    def set(self, done: int, total: int | None = None) -> None:
+        self.done = done
+        if total is not None:
+            self.total = total
+        now = time.perf_counter()
+        if self.enabled and now - self._last >= 0.1:
+            self._last = now
+            self._draw(now)
+
+    def _draw(self, now: float, end: str = "") -> None:
+        elapsed = max(now - self.start, 1e-9)
+        rate = f"{_human(self.done / elapsed, self.unit)}/s"
+        if self.total:
+            frac = min(self.done / self.total, 1.0)
+            bar = "#" * int(frac * 30)
+            line = f"\r{self.desc:<9} [{bar:<30}] {_human(self.done, self.unit)}/{_human(self.total, self.unit)} {rate}"
+        else:
+            line = f"\r{self.desc:<9} {_human(self.done, self.unit)} {rate}"
+        sys.stderr.write(line + end)
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self._draw(time.perf_counter(), end="\n")
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

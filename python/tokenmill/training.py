@@ -1,0 +1,66 @@
+"""`train_bpe`: count words, then run the Rust merge loop."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tokenmill import _core
+from tokenmill.corpus import count_into
+from tokenmill.progress import Progress
+from tokenmill.tokenizer import Tokenizer
+
+
+def train_bpe(
+    corpus: object,
+    *,
+    vocab_size: int | None = None,
+    num_merges: int | None = None,
+    pattern: str = "cl100k",
+    normalizer: str = "none",
+    byte_level: bool = True,
+    end_of_word_suffix: str | None = None,
+    unk_token: str | None = None,
+    special_tokens: Iterable[str] = (),
+    min_frequency: int = 1,
+    max_token_length: int | None = None,
+    show_progress: bool | None = None,
+) -> Tokenizer:
+    """Trains a BPE tokenizer.
+
+    `corpus` is a path, glob, directory, list of paths, iterable of strings, or a mapping
+    word → count of already split words (then no pre-tokenization is applied). Give
+    `vocab_size` (tokens in all, special tokens included) or `num_merges`.
+    `pattern` is a pre-tokenizer preset (`gpt2`, `cl100k`, `o200k`, `whitespace`, `none`) or a regex.
+    Byte-level BPE starts from the 256 bytes; character-level (`byte_level=False`) starts from
+    the characters seen, with an optional end-of-word symbol such as ``"</w>"``.
+    Special tokens get ids 0, 1, … in the order given and are never split or merged.
+
+    >>> tok = train_bpe({"cat": 3, "mat": 2}, num_merges=2, byte_level=False)
+    >>> tok.merges
+    [(b'a', b't'), (b'c', b'at')]
+    """
+    for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges), ("max_token_length", max_token_length)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            raise _core.ConfigError(f"{name} must be a non-negative int, got {value!r}")
+    if not isinstance(min_frequency, int) or min_frequency < 0:
+        raise _core.ConfigError(f"min_frequency must be a non-negative int, got {min_frequency!r}")
+    specials = list(special_tokens)
+    if isinstance(special_tokens, str) or not all(isinstance(s, str) and s for s in specials):
+        raise _core.ConfigError("special_tokens must be a collection of non-empty strings")
+    counter = _core.WordCounter(pattern, normalizer, specials, byte_level)
+    count_into(counter, corpus, show_progress)
+    total = num_merges if num_merges is not None else max((vocab_size or 0) - 256, 1)
+    with Progress("merging", total, "", show_progress) as bar:
+        core = _core.train_bpe(
+            counter,
+            vocab_size=vocab_size,
+            num_merges=num_merges,
+            byte_level=byte_level,
+            end_of_word_suffix=end_of_word_suffix,
+            unk_token=unk_token,
+            special_tokens=specials,
+            min_frequency=min_frequency,
+            max_token_length=max_token_length,
+            progress=bar.set,
+        )
+    return Tokenizer(core)

@@ -1,0 +1,194 @@
+//! `_core.CoreTokenizer`: the Rust pipeline behind `tokenmill.Tokenizer`.
+
+use super::errors::to_py;
+use crate::bpe::Bpe;
+use crate::pretokenize::PreTokenizer;
+use crate::serialize;
+use crate::tokenizer::{Model, SpecialSet, Tokenizer};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::{PyBytes, PyString};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[pyclass(frozen, module = "tokenmill._core")]
+pub struct CoreTokenizer {
+    pub inner: Arc<Tokenizer>,
+}
+
+impl CoreTokenizer {
+    pub fn new(inner: Tokenizer) -> Self {
+        CoreTokenizer { inner: Arc::new(inner) }
+    }
+
+    fn bpe(&self) -> &Bpe {
+        let Model::Bpe(bpe) = self.inner.model();
+        bpe
+    }
+}
+
+/// `"all"` or a collection of special-token strings.
+fn special_set(value: &Bound<'_, PyAny>) -> PyResult<SpecialSet> {
+    if let Ok(s) = value.cast::<PyString>() {
+        return match s.extract::<String>()?.as_str() {
+            "all" => Ok(SpecialSet::All),
+            other => Err(PyTypeError::new_err(format!(
+                "expected \"all\" or a collection of special tokens, got the string {other:?}"
+            ))),
+        };
+    }
+    let mut set = rustc_hash::FxHashSet::default();
+    for item in value.try_iter()? {
+        set.insert(item?.extract::<String>()?);
+    }
+    Ok(SpecialSet::Only(set))
+}
+
+#[pymethods]
+impl CoreTokenizer {
+    fn encode_ordinary(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<u32>> {
+        let text: &str = &text;
+        py.detach(|| self.inner.encode_ordinary(text)).map_err(to_py)
+    }
+
+    fn encode(
+        &self,
+        py: Python<'_>,
+        text: PyBackedStr,
+        allowed_special: &Bound<'_, PyAny>,
+        disallowed_special: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<u32>> {
+        let allowed = special_set(allowed_special)?;
+        let disallowed = special_set(disallowed_special)?;
+        let text: &str = &text;
+        py.detach(|| self.inner.encode(text, &allowed, &disallowed)).map_err(to_py)
+    }
+
+    #[pyo3(signature = (texts, allowed_special, disallowed_special, num_threads=None))]
+    fn encode_batch(
+        &self,
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        allowed_special: &Bound<'_, PyAny>,
+        disallowed_special: &Bound<'_, PyAny>,
+        num_threads: Option<usize>,
+    ) -> PyResult<Vec<Vec<u32>>> {
+        let allowed = special_set(allowed_special)?;
+        let disallowed = special_set(disallowed_special)?;
+        let texts: Vec<&str> = texts.iter().map(|t| &**t).collect();
+        py.detach(|| self.inner.encode_batch(&texts, &allowed, &disallowed, num_threads)).map_err(to_py)
+    }
+
+    fn decode_bytes<'py>(&self, py: Python<'py>, ids: Vec<u32>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = py.detach(|| self.inner.decode_bytes(&ids)).map_err(to_py)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// The bytes of one token (special tokens included).
+    fn token_bytes<'py>(&self, py: Python<'py>, id: u32) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = self.inner.vocab().token_bytes(id).map_err(to_py)?;
+        Ok(PyBytes::new(py, bytes))
+    }
+
+    /// The id of a token given as bytes, or None.
+    fn token_id(&self, token: &[u8]) -> Option<u32> {
+        self.inner.vocab().any_id(token)
+    }
+
+    fn is_special(&self, id: u32) -> bool {
+        self.inner.vocab().is_special(id)
+    }
+
+    fn merges<'py>(&self, py: Python<'py>) -> PyResult<Vec<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)>> {
+        let vocab = self.inner.vocab();
+        self.bpe()
+            .merges()
+            .iter()
+            .map(|&(l, r)| {
+                Ok((
+                    PyBytes::new(py, vocab.token_bytes(l).map_err(to_py)?),
+                    PyBytes::new(py, vocab.token_bytes(r).map_err(to_py)?),
+                ))
+            })
+            .collect()
+    }
+
+    fn special_tokens(&self) -> Vec<(String, u32)> {
+        self.inner.vocab().specials().to_vec()
+    }
+
+    #[getter]
+    fn n_vocab(&self) -> usize {
+        self.inner.vocab().n_vocab()
+    }
+
+    #[getter]
+    fn vocab_size(&self) -> usize {
+        self.inner.vocab().len()
+    }
+
+    #[getter]
+    fn pattern(&self) -> String {
+        self.inner.pretokenizer().spec().to_string()
+    }
+
+    #[getter]
+    fn normalizer(&self) -> String {
+        self.inner.normalizer().spec()
+    }
+
+    #[getter]
+    fn byte_level(&self) -> bool {
+        self.bpe().options().byte_level
+    }
+
+    #[getter]
+    fn end_of_word_suffix(&self) -> Option<String> {
+        self.bpe().options().end_of_word_suffix.clone()
+    }
+
+    #[getter]
+    fn unk_token(&self) -> Option<String> {
+        self.bpe().options().unk_token.clone()
+    }
+
+    fn pre_tokenize(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<String>> {
+        let text: &str = &text;
+        py.detach(|| self.inner.pre_tokenize(text)).map_err(to_py)
+    }
+
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.detach(|| serialize::save(&self.inner, &path)).map_err(to_py)
+    }
+
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        py.detach(|| serialize::load(&path)).map(CoreTokenizer::new).map_err(to_py)
+    }
+
+    fn to_json(&self) -> String {
+        serialize::to_json(&self.inner)
+    }
+
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<Self> {
+        serialize::from_json(text, std::path::Path::new("<string>")).map(CoreTokenizer::new).map_err(to_py)
+    }
+
+    fn vocab_listing(&self) -> String {
+        serialize::vocab_listing(&self.inner)
+    }
+
+    fn save_vocab_listing(&self, path: PathBuf) -> PyResult<()> {
+        serialize::write_atomically(&path, serialize::vocab_listing(&self.inner).as_bytes()).map_err(to_py)
+    }
+}
+
+/// Splits `text` with a pre-tokenizer preset or regex: `split("cl100k", "Hi there")`.
+#[pyfunction]
+pub fn split(py: Python<'_>, pattern: &str, text: PyBackedStr) -> PyResult<Vec<String>> {
+    let pre = PreTokenizer::from_spec(pattern).map_err(to_py)?;
+    let text: &str = &text;
+    py.detach(|| pre.split(text).map(|v| v.into_iter().map(str::to_string).collect())).map_err(to_py)
+}
