@@ -81,15 +81,16 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
     // Read the header first, so a file of another kind or version gets a message that says so.
     #[derive(Deserialize)]
     struct Header {
-        format: Option<String>,
-        version: Option<u32>,
+        format: Option<serde_json::Value>,
+        version: Option<serde_json::Value>,
     }
     let header: Header = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
-    if header.format.as_deref() != Some(FORMAT) {
+    if header.format.as_ref().and_then(|f| f.as_str()) != Some(FORMAT) {
         return Err(bad("no \"format\": \"tokenmill\" header (is it a file of another library?)".into()));
     }
-    if header.version != Some(VERSION) {
-        return Err(bad(format!("format version {:?}; this tokenmill reads version {VERSION}", header.version)));
+    if header.version.as_ref().and_then(|v| v.as_u64()) != Some(VERSION as u64) {
+        let found = header.version.map_or("none".to_string(), |v| v.to_string());
+        return Err(bad(format!("format version {found}; this tokenmill reads version {VERSION}")));
     }
     let file: FileV1 = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
     let ModelV1::Bpe { byte_level, end_of_word_suffix, unk_token, whole_piece_first, tokens, merges } = file.model;

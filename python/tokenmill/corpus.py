@@ -48,8 +48,12 @@ def _expand(item: str | os.PathLike[str]) -> list[Path]:
     return [path]
 
 
+def _path_shaped(s: str) -> bool:
+    return 0 < len(s) < 4096 and "\n" not in s and "\x00" not in s
+
+
 def _looks_like_path(s: str) -> bool:
-    return "\n" not in s and " " not in s and (os.sep in s or bool(_GLOB_MAGIC & set(s)) or Path(s).suffix != "")
+    return _path_shaped(s) and " " not in s and (os.sep in s or bool(_GLOB_MAGIC & set(s)) or Path(s).suffix != "")
 
 
 def resolve_files(corpus: object) -> list[Path] | None:
@@ -63,9 +67,8 @@ def resolve_files(corpus: object) -> list[Path] | None:
     if isinstance(corpus, (list, tuple)) and corpus:
         if all(isinstance(c, os.PathLike) for c in corpus):
             return [f for c in corpus for f in _expand(c)]
-        if all(isinstance(c, str) for c in corpus):
-            exists = [os.path.exists(c) or bool(_GLOB_MAGIC & set(c)) for c in corpus]
-            if any(exists) or all(_looks_like_path(c) for c in corpus):
+        if all(isinstance(c, str) and _path_shaped(c) for c in corpus):
+            if any(os.path.exists(c) for c in corpus) or all(_looks_like_path(c) for c in corpus):
                 return [f for c in corpus for f in _expand(c)]
     return None
 
