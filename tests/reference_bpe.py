@@ -82,8 +82,9 @@ def train(
     return merges
 
 
-def encode_piece(piece: bytes, merges: list[tuple[bytes, bytes]], *, byte_level: bool = True,
-                 end_of_word_suffix: str | None = None) -> list[bytes]:
+def encode_piece(
+    piece: bytes, merges: list[tuple[bytes, bytes]], *, byte_level: bool = True, end_of_word_suffix: str | None = None
+) -> list[bytes]:
     """Tokens of one piece: repeatedly merge the adjacent pair of lowest rank, leftmost first."""
     rank = {}
     for i, m in enumerate(merges):

@@ -27,8 +27,15 @@ def tok() -> tokenmill.Tokenizer:
 
 
 def test_errors_are_value_errors() -> None:
-    for cls in (ConfigError, CorpusError, FormatError, PatternError, OutOfVocabularyError, TokenIdError,
-                DisallowedSpecialError):
+    for cls in (
+        ConfigError,
+        CorpusError,
+        FormatError,
+        PatternError,
+        OutOfVocabularyError,
+        TokenIdError,
+        DisallowedSpecialError,
+    ):
         assert issubclass(cls, TokenmillError) and issubclass(cls, ValueError)
 
 

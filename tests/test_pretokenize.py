@@ -5,9 +5,10 @@ from __future__ import annotations
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from patterns import PRESETS
 
 import tokenmill
+
+from patterns import PRESETS
 
 COMPILED = {name: regex.compile(p) for name, p in PRESETS.items()}
 
@@ -50,7 +51,9 @@ def test_presets_on_arbitrary_unicode(text: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from([" ", "  ", "\n", "\r\n", "\t", "x", "X", "1234", "'s", "'LL", "!!", "中"]), max_size=30))
+@given(
+    st.lists(st.sampled_from([" ", "  ", "\n", "\r\n", "\t", "x", "X", "1234", "'s", "'LL", "!!", "中"]), max_size=30)
+)
 def test_presets_on_runs(parts: list[str]) -> None:
     text = "".join(parts)
     for name in PRESETS:

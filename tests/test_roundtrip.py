@@ -14,8 +14,10 @@ any_text = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=
 @pytest.fixture(scope="module")
 def byte_level_tokenizers(stdlib_text: str, multilingual_text: str) -> list[tokenmill.Tokenizer]:
     corpus = [stdlib_text[:200_000], multilingual_text * 5]
-    return [tokenmill.train_bpe(corpus, vocab_size=600, pattern=p, special_tokens=["<|eot|>"])
-            for p in ("gpt2", "cl100k", "o200k", "none")]
+    return [
+        tokenmill.train_bpe(corpus, vocab_size=600, pattern=p, special_tokens=["<|eot|>"])
+        for p in ("gpt2", "cl100k", "o200k", "none")
+    ]
 
 
 @settings(max_examples=400, deadline=None)
@@ -37,12 +39,14 @@ def test_round_trip_with_special_tokens(byte_level_tokenizers: list[tokenmill.To
 
 
 def test_char_level_round_trip_on_its_alphabet(multilingual_text: str) -> None:
-    tok = tokenmill.train_bpe([multilingual_text], num_merges=200, byte_level=False,
-                              end_of_word_suffix="</w>", pattern="cl100k")
+    tok = tokenmill.train_bpe(
+        [multilingual_text], num_merges=200, byte_level=False, end_of_word_suffix="</w>", pattern="cl100k"
+    )
     for line in multilingual_text.splitlines():
         assert tok.decode(tok.encode(line)) == line
-    spaced = tokenmill.train_bpe([multilingual_text], num_merges=200, byte_level=False,
-                                 end_of_word_suffix="</w>", pattern="whitespace")
+    spaced = tokenmill.train_bpe(
+        [multilingual_text], num_merges=200, byte_level=False, end_of_word_suffix="</w>", pattern="whitespace"
+    )
     # Whitespace pre-tokenization drops spaces; the end-of-word marker brings one back.
     assert spaced.decode(spaced.encode("Москва — столица")) == "Москва — столица"
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-import reference_bpe
 import regex
-from patterns import PRESETS
 
 import tokenmill
+
+import reference_bpe
+from patterns import PRESETS
 
 
 def word_counts(text: str, pattern: str) -> dict[bytes, int]:
@@ -33,9 +34,7 @@ def test_byte_level_merges_equal_reference_on_multilingual(multilingual_text: st
 
 def test_char_level_with_suffix_equals_reference(multilingual_text: str, stdlib_text: str) -> None:
     text = multilingual_text + stdlib_text[:50_000]
-    tok = tokenmill.train_bpe(
-        [text], num_merges=150, byte_level=False, end_of_word_suffix="</w>", pattern="whitespace"
-    )
+    tok = tokenmill.train_bpe([text], num_merges=150, byte_level=False, end_of_word_suffix="</w>", pattern="whitespace")
     words = Counter(w.encode() for w in text.split())
     expected = reference_bpe.train(words, num_merges=150, byte_level=False, end_of_word_suffix="</w>")
     assert tok.merges == expected
@@ -55,8 +54,9 @@ def test_special_tokens_are_reserved_and_not_learned(stdlib_text: str) -> None:
     tok = tokenmill.train_bpe([marked], vocab_size=300, special_tokens=["<|doc|>", "<|pad|>"])
     assert tok.special_tokens == {"<|doc|>": 0, "<|pad|>": 1}
     # The special token's text contributed nothing: merges equal training without it.
-    plain = reference_bpe.train(word_counts(text[:25_000] + text[25_000:], "cl100k"), vocab_size=300,
-                                special_tokens=("<|doc|>", "<|pad|>"))
+    plain = reference_bpe.train(
+        word_counts(text[:25_000] + text[25_000:], "cl100k"), vocab_size=300, special_tokens=("<|doc|>", "<|pad|>")
+    )
     assert tok.merges == plain
     ids = tok.encode("x<|doc|>y", allowed_special="all")
     assert 0 in ids and tok.decode(ids) == "x<|doc|>y"
@@ -68,18 +68,21 @@ def test_encoding_equals_reference(stdlib_text: str, multilingual_text: str, pat
     tok = tokenmill.train_bpe([train_text], num_merges=400, pattern=pattern)
     merges = tok.merges
     for text in [stdlib_text[200_000:260_000], multilingual_text, "a" * 3000, "ab" * 2000]:
-        expected = [t for piece in regex.findall(PRESETS[pattern], text)
-                    for t in reference_bpe.encode_piece(piece.encode(), merges)]
+        expected = [
+            t
+            for piece in regex.findall(PRESETS[pattern], text)
+            for t in reference_bpe.encode_piece(piece.encode(), merges)
+        ]
         got = [tok.decode_single_token_bytes(i) for i in tok.encode_ordinary(text)]
         assert got == expected
 
 
 def test_char_level_encoding_equals_reference(multilingual_text: str) -> None:
-    tok = tokenmill.train_bpe([multilingual_text], num_merges=80, byte_level=False,
-                              end_of_word_suffix="</w>", pattern="whitespace")
+    tok = tokenmill.train_bpe(
+        [multilingual_text], num_merges=80, byte_level=False, end_of_word_suffix="</w>", pattern="whitespace"
+    )
     for word in multilingual_text.split():
-        expected = reference_bpe.encode_piece(word.encode(), tok.merges, byte_level=False,
-                                              end_of_word_suffix="</w>")
+        expected = reference_bpe.encode_piece(word.encode(), tok.merges, byte_level=False, end_of_word_suffix="</w>")
         assert [t.encode() for t in tok.tokenize(word)] == expected
 
 

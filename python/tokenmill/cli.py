@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -86,7 +85,7 @@ def _read_text(args: argparse.Namespace) -> str:
     if args.file:
         return Path(args.file).read_text(encoding="utf-8")
     if args.text is not None:
-        return args.text
+        return str(args.text)
     return sys.stdin.read()
 
 
@@ -117,12 +116,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tokenmill", description="Train, encode and decode subword tokenizers.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    t = sub.add_parser("train", help="train a BPE tokenizer", description=(
-        "Train a BPE tokenizer on files or globs; with no corpus, on this Python's standard-library sources."))
+    t = sub.add_parser(
+        "train",
+        help="train a BPE tokenizer",
+        description=(
+            "Train a BPE tokenizer on files or globs; with no corpus, on this Python's standard-library sources."
+        ),
+    )
     t.add_argument("corpus", nargs="*", help="files, directories or globs (quote globs for recursion: 'data/**/*.txt')")
     t.add_argument("--vocab-size", type=int, default=8192, help="tokens in all, special tokens included (default 8192)")
     t.add_argument("--num-merges", type=int, help="number of merges instead of --vocab-size")
-    t.add_argument("--pattern", default="cl100k", help="gpt2, cl100k, o200k, whitespace, none or a regex (default cl100k)")
+    t.add_argument(
+        "--pattern", default="cl100k", help="gpt2, cl100k, o200k, whitespace, none or a regex (default cl100k)"
+    )
     t.add_argument("--normalizer", default="none", help="e.g. nfc, nfkc+lowercase (default none)")
     t.add_argument("--char-level", action="store_true", help="character-level instead of byte-level BPE")
     t.add_argument("--end-of-word-suffix", help="end-of-word symbol for character-level BPE, e.g. '</w>'")
@@ -153,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.run(args)
+        return int(args.run(args))
     except (TokenmillError, OSError) as e:
         print(f"tokenmill: error: {e}", file=sys.stderr)
         return 1

@@ -91,7 +91,8 @@ def count_into(counter: _core.WordCounter, corpus: object, show_progress: bool |
         return
     if isinstance(corpus, (bytes, bytearray)) or not isinstance(corpus, Iterable):
         raise _core.CorpusError(
-            f"corpus must be a path, glob, list of paths, iterable of str or word→count mapping, not {type(corpus).__name__}"
+            "corpus must be a path, glob, list of paths, iterable of str or word→count mapping, "
+            f"not {type(corpus).__name__}"
         )
     with Progress("counting", None, "B", show_progress) as bar:
         batch: list[str] = []

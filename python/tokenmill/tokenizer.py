@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
-from typing import AbstractSet, Collection, Literal, Sequence, Union
+from collections.abc import Collection, Sequence
+from typing import Literal, Union
 
 from tokenmill import _core
 
-SpecialArg = Union[Literal["all"], AbstractSet[str], Collection[str]]
+SpecialArg = Union[Literal["all"], Collection[str]]
 
 
 def _without_surrogates(text: str) -> str:

@@ -40,8 +40,8 @@ impl ClassTable {
                 unreachable!("built-in class pattern is a Unicode class")
             };
             for range in class.ranges() {
-                for cp in range.start() as usize..=range.end() as usize {
-                    flat[cp] |= bit;
+                for slot in &mut flat[range.start() as usize..=range.end() as usize] {
+                    *slot |= bit;
                 }
             }
         }

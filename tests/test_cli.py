@@ -1,0 +1,52 @@
+"""The `tokenmill` command line: train, encode, decode and --help."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tokenmill", *args], input=stdin, capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.mark.parametrize("command", [[], ["train"], ["encode"], ["decode"]])
+def test_help(command: list[str]) -> None:
+    result = run(*command, "--help")
+    assert result.returncode == 0 and "usage: tokenmill" in result.stdout
+
+
+def test_train_encode_decode(tmp_path: Path, multilingual_text: str) -> None:
+    for i in range(3):
+        (tmp_path / f"doc{i}.txt").write_text(multilingual_text * (i + 1), encoding="utf-8")
+    out = tmp_path / "tok.json"
+    result = run("train", str(tmp_path / "*.txt"), "--vocab-size", "300", "-o", str(out), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "vocab size      300" in result.stdout and "bytes/token" in result.stdout
+    assert out.exists() and out.with_suffix(".vocab.txt").exists()
+    ids = run("encode", "-t", str(out), "Москва — столица").stdout.split()
+    assert ids and all(i.isdigit() for i in ids)
+    assert run("decode", "-t", str(out), *ids).stdout == "Москва — столица\n"
+    assert run("decode", "-t", str(out), stdin=" ".join(ids)).stdout == "Москва — столица\n"
+
+
+def test_default_corpus_is_the_standard_library(tmp_path: Path) -> None:
+    out = tmp_path / "std.json"
+    result = run("train", "--vocab-size", "400", "-o", str(out), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "standard library" in result.stderr
+    assert "held-back text" in result.stdout and "sample" in result.stdout
+
+
+def test_errors_are_reported_not_raised(tmp_path: Path) -> None:
+    result = run("train", str(tmp_path / "missing.txt"), "-o", str(tmp_path / "x.json"))
+    assert result.returncode == 1
+    assert "tokenmill: error:" in result.stderr and "missing.txt" in result.stderr
+    assert "Traceback" not in result.stderr
+    bad = run("decode", "-t", str(tmp_path / "none.json"), "1")
+    assert bad.returncode == 1 and "none.json" in bad.stderr

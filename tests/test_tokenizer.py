@@ -1,0 +1,104 @@
+"""The Tokenizer API: files, pickling, batches, special tokens, vocabulary access."""
+
+from __future__ import annotations
+
+import pickle
+import threading
+from pathlib import Path
+
+import pytest
+
+import tokenmill
+
+
+@pytest.fixture(scope="module")
+def tok(stdlib_text: str) -> tokenmill.Tokenizer:
+    return tokenmill.train_bpe([stdlib_text[:300_000]], vocab_size=1000, special_tokens=["<|endoftext|>", "<|pad|>"])
+
+
+def test_save_load_round_trip(tmp_path: Path, tok: tokenmill.Tokenizer, multilingual_text: str) -> None:
+    path = tmp_path / "tok.json"
+    tok.save(path)
+    loaded = tokenmill.Tokenizer.load(path)
+    assert loaded.merges == tok.merges
+    assert loaded.special_tokens == tok.special_tokens
+    assert loaded.pattern == tok.pattern
+    assert loaded.encode(multilingual_text) == tok.encode(multilingual_text)
+    assert not [p for p in tmp_path.iterdir() if p.name != "tok.json"], "no temporary files left behind"
+
+
+def test_vocab_listing_is_readable(tmp_path: Path, tok: tokenmill.Tokenizer) -> None:
+    path = tmp_path / "vocab.txt"
+    tok.save_vocab(path)
+    lines = path.read_text().splitlines()
+    assert lines[0].startswith("# id")
+    assert lines[1] == '0\t"<|endoftext|>"\t(special)'
+    left, right = tok.merges[0]
+    merged_id = tok.token_to_id(left + right)
+    assert f"{merged_id}\t" in path.read_text()
+    assert len(lines) == tok.vocab_size + 1
+
+
+def test_pickle_and_threads(tok: tokenmill.Tokenizer, stdlib_text: str) -> None:
+    clone = pickle.loads(pickle.dumps(tok))
+    text = stdlib_text[300_000:340_000]
+    expected = tok.encode(text)
+    assert clone.encode(text) == expected
+    results: list[list[int]] = []
+    threads = [threading.Thread(target=lambda: results.append(tok.encode(text))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [expected] * 4
+
+
+def test_encode_batch_equals_encode(tok: tokenmill.Tokenizer, stdlib_text: str) -> None:
+    texts = [stdlib_text[i : i + 4000] for i in range(0, 200_000, 4000)] + ["", "<|pad|>"]
+    expected = [tok.encode(t, allowed_special="all") for t in texts]
+    for n in (None, 1, 2, 3):
+        assert tok.encode_batch(texts, num_threads=n, allowed_special="all") == expected
+    assert tok.encode_ordinary_batch(texts) == [tok.encode_ordinary(t) for t in texts]
+
+
+def test_special_tokens(tok: tokenmill.Tokenizer) -> None:
+    assert tok.special_tokens == {"<|endoftext|>": 0, "<|pad|>": 1}
+    text = "a<|endoftext|>b<|pad|>"
+    assert tok.encode(text, allowed_special={"<|endoftext|>"}, disallowed_special=()).count(0) == 1
+    assert 1 not in tok.encode(text, allowed_special={"<|endoftext|>"}, disallowed_special=())
+    with pytest.raises(tokenmill.DisallowedSpecialError):
+        tok.encode(text, allowed_special={"<|endoftext|>"})
+    ids = tok.encode(text, allowed_special="all")
+    assert ids[1] == 0 and ids[-1] == 1
+    assert 0 not in tok.encode_ordinary(text)
+    assert tok.decode(ids) == text
+
+
+def test_vocabulary_access(tok: tokenmill.Tokenizer) -> None:
+    assert tok.vocab_size == 1000 == tok.n_vocab
+    for i in range(tok.n_vocab):
+        token = tok.decode_single_token_bytes(i)
+        assert tok.token_to_id(token) == i
+    assert tok.id_to_token(0) == "<|endoftext|>"
+    assert tok.token_to_id("def") is not None
+    assert tok.token_to_id("surely-not-a-token") is None
+    assert tok.tokenize("def f():") == [tok.id_to_token(i) for i in tok.encode("def f():")]
+    assert tok.pre_tokenize("def f():") == ["def", " f", "():"]
+    assert "byte-level" in repr(tok)
+
+
+def test_lone_surrogates_become_replacement_characters(tok: tokenmill.Tokenizer) -> None:
+    assert tok.decode(tok.encode("a\ud800b")) == "a\ufffdb"
+    assert tok.encode_batch(["\udfff"]) == [tok.encode("\ufffd")]
+
+
+def test_normalizer_applies_before_splitting() -> None:
+    tok = tokenmill.train_bpe(["Ｈｅｌｌｏ HELLO hello"] * 10, vocab_size=270, normalizer="nfkc+lowercase")
+    assert tok.normalizer == "nfkc+lowercase"
+    assert tok.encode("ＨＥＬＬＯ") == tok.encode("hello")
+
+
+def test_word_count_mapping_skips_pre_tokenization() -> None:
+    tok = tokenmill.train_bpe({"hello world": 10, "x": 1}, num_merges=12)
+    # " w" is inside one word of the mapping, so it can be merged even though cl100k would split there.
+    assert (b"o", b" ") in tok.merges or (b" ", b"w") in tok.merges
