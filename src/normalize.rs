@@ -14,6 +14,8 @@ pub enum Step {
     Lowercase,
     /// Remove combining marks after decomposition (`é` → `e`); implies NFD first.
     StripAccents,
+    /// Put a space in front of text that does not start with one (GPT-2's `add_prefix_space`).
+    PrefixSpace,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -39,9 +41,10 @@ impl Normalizer {
                 "nfkd" => Step::Nfkd,
                 "lowercase" | "lower" => Step::Lowercase,
                 "strip_accents" => Step::StripAccents,
+                "prefix_space" => Step::PrefixSpace,
                 other => {
                     return Err(Error::config(format!(
-                        "unknown normalizer step {other:?}; use nfc, nfd, nfkc, nfkd, lowercase, strip_accents"
+                        "unknown normalizer step {other:?}; use nfc, nfd, nfkc, nfkd, lowercase, strip_accents, prefix_space"
                     )))
                 }
             });
@@ -60,6 +63,7 @@ impl Normalizer {
                 Step::Nfkd => "nfkd",
                 Step::Lowercase => "lowercase",
                 Step::StripAccents => "strip_accents",
+                Step::PrefixSpace => "prefix_space",
             })
             .collect();
         if names.is_empty() {
@@ -84,6 +88,12 @@ impl Normalizer {
                 Step::Lowercase => out.to_lowercase(),
                 Step::StripAccents => {
                     out.nfd().filter(|c| !unicode_normalization::char::is_combining_mark(*c)).collect()
+                }
+                Step::PrefixSpace => {
+                    if out.is_empty() || out.starts_with(' ') {
+                        continue;
+                    }
+                    format!(" {out}")
                 }
             });
         }

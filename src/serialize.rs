@@ -31,6 +31,9 @@ struct FileV1 {
     version: u32,
     normalizer: String,
     pretokenizer: String,
+    /// A user regex whose unmatched stretches are pieces too (Hugging Face `Split`, `Isolated`).
+    #[serde(default)]
+    pretokenizer_keeps_gaps: bool,
     special_tokens: Vec<(String, u32)>,
     model: ModelV1,
 }
@@ -44,7 +47,8 @@ enum ModelV1 {
         unk_token: Option<String>,
         whole_piece_first: bool,
         tokens: Vec<Option<String>>,
-        merges: Vec<(u32, u32)>,
+        /// `null` for rank-based models (tiktoken): ranks are ids, merges are implied.
+        merges: Option<Vec<(u32, u32)>>,
     },
 }
 
@@ -62,6 +66,7 @@ pub fn to_json(tok: &Tokenizer) -> String {
         version: VERSION,
         normalizer: tok.normalizer().spec(),
         pretokenizer: tok.pretokenizer().spec().to_string(),
+        pretokenizer_keeps_gaps: tok.pretokenizer().keeps_gaps(),
         special_tokens: vocab.specials().to_vec(),
         model: ModelV1::Bpe {
             byte_level: options.byte_level,
@@ -69,7 +74,7 @@ pub fn to_json(tok: &Tokenizer) -> String {
             unk_token: options.unk_token.clone(),
             whole_piece_first: options.whole_piece_first,
             tokens,
-            merges: bpe.merges().to_vec(),
+            merges: if bpe.is_rank_based() { None } else { Some(bpe.merges().to_vec()) },
         },
     };
     serde_json::to_string(&file).expect("tokenizer serializes")
@@ -93,6 +98,8 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
         return Err(bad(format!("format version {found}; this tokenmill reads version {VERSION}")));
     }
     let file: FileV1 = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+    let pretokenizer = PreTokenizer::from_spec(&file.pretokenizer).map_err(|e| bad(e.to_string()))?;
+    let pretokenizer = if file.pretokenizer_keeps_gaps { pretokenizer.keeping_gaps() } else { pretokenizer };
     let ModelV1::Bpe { byte_level, end_of_word_suffix, unk_token, whole_piece_first, tokens, merges } = file.model;
     let mut vocab = Vocab::default();
     for (id, token) in tokens.iter().enumerate() {
@@ -105,9 +112,12 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
         vocab.push_special(text, Some(*id)).map_err(|e| bad(e.to_string()))?;
     }
     let options = BpeOptions { byte_level, end_of_word_suffix, unk_token, whole_piece_first };
-    let bpe = Bpe::from_merges(vocab, merges, options).map_err(|e| bad(e.to_string()))?;
+    let bpe = match merges {
+        Some(merges) => Bpe::from_merges(vocab, merges, options),
+        None => Bpe::from_ranks(vocab, options),
+    }
+    .map_err(|e| bad(e.to_string()))?;
     let normalizer = Normalizer::from_spec(&file.normalizer).map_err(|e| bad(e.to_string()))?;
-    let pretokenizer = PreTokenizer::from_spec(&file.pretokenizer).map_err(|e| bad(e.to_string()))?;
     Ok(Tokenizer::new(normalizer, pretokenizer, Model::Bpe(bpe)))
 }
 
@@ -144,6 +154,15 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// The merges in rank order: the model's list, or the one implied by its ranks.
+pub fn merge_list(bpe: &Bpe) -> Vec<(u32, u32)> {
+    if bpe.is_rank_based() {
+        bpe.ranked_pairs().into_iter().map(|(l, r, _)| (l, r)).collect()
+    } else {
+        bpe.merges().to_vec()
+    }
+}
+
 /// A token's bytes for people: a quoted string with escapes, or `b"..."` when not UTF-8.
 pub fn display_token(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
@@ -157,7 +176,7 @@ pub fn vocab_listing(tok: &Tokenizer) -> String {
     let Model::Bpe(bpe) = tok.model();
     let vocab = bpe.vocab();
     let mut made_by: Vec<Option<(u32, u32)>> = vec![None; vocab.n_vocab()];
-    for &(l, r) in bpe.merges() {
+    for (l, r) in merge_list(bpe) {
         let mut joined = vocab.token_bytes(l).unwrap_or_default().to_vec();
         joined.extend_from_slice(vocab.token_bytes(r).unwrap_or_default());
         if let Some(id) = vocab.id(&joined) {

@@ -7,8 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenmill
-
-from patterns import PRESETS
+from tokenmill.pretokenize_patterns import PRESET_PATTERNS as PRESETS
 
 COMPILED = {name: regex.compile(p) for name, p in PRESETS.items()}
 

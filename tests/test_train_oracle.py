@@ -8,9 +8,9 @@ import pytest
 import regex
 
 import tokenmill
+from tokenmill.pretokenize_patterns import PRESET_PATTERNS as PRESETS
 
 import reference_bpe
-from patterns import PRESETS
 
 
 def word_counts(text: str, pattern: str) -> dict[bytes, int]:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Sequence
-from typing import Literal, Union
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 from tokenmill import _core
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SpecialArg = Union[Literal["all"], Collection[str]]
 
@@ -51,6 +54,92 @@ class Tokenizer:
     def vocab_listing(self) -> str:
         """The text `save_vocab` writes."""
         return self._core.vocab_listing()
+
+    # -- other libraries' files ---------------------------------------------------------------
+    @classmethod
+    def from_tiktoken(
+        cls,
+        path_or_ranks: str | os.PathLike[str] | Mapping[bytes, int],
+        *,
+        pattern: str,
+        special_tokens: Mapping[str, int] | None = None,
+    ) -> Tokenizer:
+        """Loads a tiktoken vocabulary: a `.tiktoken` file (or `.tiktoken.gz`) or a bytes → rank
+        mapping. `pattern` is a preset (`gpt2`/`r50k_base`, `p50k_base`, `cl100k_base`,
+        `o200k_base`, or `cl100k`, `o200k`) or a regex. With `special_tokens=None`, an OpenAI
+        encoding name brings that encoding's special tokens.
+
+        >>> enc = Tokenizer.from_tiktoken("cl100k_base.tiktoken", pattern="cl100k_base")  # doctest: +SKIP
+        >>> enc.encode("hello world")                                                      # doctest: +SKIP
+        [15339, 1917]
+        """
+        from tokenmill.formats import tiktoken as tt
+
+        ranks = path_or_ranks if isinstance(path_or_ranks, Mapping) else tt.read_ranks(path_or_ranks)
+        if special_tokens is None:
+            special_tokens = tt.OPENAI_SPECIAL_TOKENS.get(pattern, {})
+        core = _core.CoreTokenizer.from_parts(
+            tokens=tt.tokens_by_id(ranks),
+            merges=None,
+            special_tokens=list(special_tokens.items()),
+            pattern=pattern,
+            keep_gaps=False,
+            normalizer="none",
+            byte_level=True,
+            end_of_word_suffix=None,
+            unk_token=None,
+            whole_piece_first=True,
+        )
+        return cls(core)
+
+    def save_tiktoken(self, path: str | os.PathLike[str]) -> None:
+        """Writes the ordinary tokens as a `.tiktoken` file (rank = id). Special tokens and the
+        pattern are not part of that format: pass them to `from_tiktoken` when loading."""
+        from tokenmill.formats import tiktoken as tt
+
+        if not self.byte_level:
+            raise _core.ConfigError("the tiktoken format holds byte-level BPE only")
+        specials = set(self.special_tokens.values())
+        tt.write_ranks(path, [(i, self._core.token_bytes(i)) for i in self._ordinary_ids(specials)])
+
+    @classmethod
+    def from_huggingface(cls, path: str | os.PathLike[str]) -> Tokenizer:
+        """Loads a byte-level BPE `tokenizer.json` (GPT-2 style vocabulary and merges, `Split`
+        and `ByteLevel` pre-tokenizers, added tokens). Added tokens become special tokens: pass
+        ``allowed_special="all"`` to `encode` to match them as Hugging Face does."""
+        from tokenmill.formats import huggingface as hf
+
+        return cls._from_parts(hf.read_tokenizer_json(path))
+
+    def to_huggingface(self, path: str | os.PathLike[str]) -> None:
+        """Writes a `tokenizer.json` that `tokenizers.Tokenizer.from_file` (and
+        `transformers.PreTrainedTokenizerFast`) load and encode identically."""
+        from tokenmill.formats import huggingface as hf
+
+        hf.write_tokenizer_json(path, self._core)
+
+    @classmethod
+    def from_gpt2(cls, vocab_path: str | os.PathLike[str], merges_path: str | os.PathLike[str]) -> Tokenizer:
+        """Loads GPT-2's `vocab.json` + `merges.txt` pair."""
+        from tokenmill.formats import huggingface as hf
+
+        return cls._from_parts(hf.read_gpt2_files(vocab_path, merges_path))
+
+    @classmethod
+    def _from_parts(cls, parts: dict[str, Any]) -> Tokenizer:
+        return cls(_core.CoreTokenizer.from_parts(byte_level=True, end_of_word_suffix=None, unk_token=None, **parts))
+
+    def _ordinary_ids(self, specials: set[int]) -> list[int]:
+        ids = []
+        for i in range(self.n_vocab):
+            if i in specials:
+                continue
+            try:
+                self._core.token_bytes(i)
+            except _core.TokenIdError:
+                continue
+            ids.append(i)
+        return ids
 
     # -- encoding ----------------------------------------------------------------------------
     def encode(
@@ -101,6 +190,22 @@ class Tokenizer:
         """`encode_ordinary` over many texts on Rust threads."""
         return self.encode_batch(texts, num_threads=num_threads, disallowed_special=())
 
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        allowed_special: SpecialArg = frozenset(),
+        disallowed_special: SpecialArg = "all",
+    ) -> np.ndarray[Any, np.dtype[np.uint32]]:
+        """`encode` into a numpy `uint32` array, with no Python list in between (needs numpy)."""
+        import numpy as np
+
+        try:
+            raw = self._core.encode_to_bytes(text, allowed_special, disallowed_special)
+        except UnicodeEncodeError:
+            raw = self._core.encode_to_bytes(_without_surrogates(text), allowed_special, disallowed_special)
+        return np.frombuffer(raw, dtype="<u4")
+
     def tokenize(self, text: str) -> list[str]:
         """The tokens of `text` as strings (bytes that are not UTF-8 show as `\\xNN`).
 
@@ -126,6 +231,22 @@ class Tokenizer:
     def decode_single_token_bytes(self, token: int) -> bytes:
         """The bytes of one token."""
         return self._core.token_bytes(token)
+
+    def decode_tokens_bytes(self, tokens: Sequence[int]) -> list[bytes]:
+        """The bytes of each token."""
+        return [self._core.token_bytes(t) for t in tokens]
+
+    def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
+        """The decoded text and, for each token, the index of the character where it starts.
+        A token that starts inside a character (a UTF-8 continuation byte) is given the index
+        of that character."""
+        parts = self.decode_tokens_bytes(tokens)
+        offsets, chars = [], 0
+        for part in parts:
+            starts_inside = bool(part) and 0x80 <= part[0] < 0xC0
+            offsets.append(max(0, chars - starts_inside))
+            chars += sum(1 for b in part if not 0x80 <= b < 0xC0)
+        return b"".join(parts).decode("utf-8", errors="strict"), offsets
 
     # -- vocabulary --------------------------------------------------------------------------
     def token_to_id(self, token: str | bytes) -> int | None:
@@ -160,6 +281,18 @@ class Tokenizer:
     @property
     def special_tokens_set(self) -> set[str]:
         return set(self.special_tokens)
+
+    @property
+    def eot_token(self) -> int:
+        """The id of ``<|endoftext|>``."""
+        eot = self.special_tokens.get("<|endoftext|>")
+        if eot is None:
+            raise _core.ConfigError("this tokenizer has no <|endoftext|> special token")
+        return eot
+
+    def token_byte_values(self) -> list[bytes]:
+        """The bytes of every ordinary token, sorted."""
+        return self._core.token_byte_values()
 
     @property
     def pattern(self) -> str:

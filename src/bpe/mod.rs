@@ -38,6 +38,8 @@ pub struct Bpe {
     options: BpeOptions,
     suffix_id: Option<u32>,
     unk_id: Option<u32>,
+    /// Built by `from_ranks`: `merges` is empty and ranks are token ids.
+    rank_based: bool,
 }
 
 impl Bpe {
@@ -58,6 +60,35 @@ impl Bpe {
             pair_rank.entry((left, right)).or_insert((rank as u32, merged));
         }
         Self::assemble(vocab, merges, pair_rank, options)
+    }
+
+    /// A model from ranked tokens without a merge list (tiktoken): a token's id is its rank,
+    /// and every way of splitting a token into two tokens is a pair that merges into it.
+    pub fn from_ranks(vocab: Vocab, options: BpeOptions) -> Result<Self> {
+        let mut pair_rank = FxHashMap::default();
+        for (id, bytes) in vocab.ordinary() {
+            for k in 1..bytes.len() {
+                if let (Some(left), Some(right)) = (vocab.id(&bytes[..k]), vocab.id(&bytes[k..])) {
+                    pair_rank.insert((left, right), (id, id));
+                }
+            }
+        }
+        let mut model = Self::assemble(vocab, Vec::new(), pair_rank, options)?;
+        model.rank_based = true;
+        Ok(model)
+    }
+
+    /// The pairs of the merge table as (left, right, rank), ordered by rank, then by the ids of
+    /// the parts: the merge list that other formats need when the model came without one.
+    pub fn ranked_pairs(&self) -> Vec<(u32, u32, u32)> {
+        let mut pairs: Vec<(u32, u32, u32)> = self.pair_rank.iter().map(|(&(l, r), &(rank, _))| (l, r, rank)).collect();
+        pairs.sort_unstable_by_key(|&(l, r, rank)| (rank, l, r));
+        pairs
+    }
+
+    /// Whether the model came as ranked tokens (tiktoken) rather than with a merge list.
+    pub fn is_rank_based(&self) -> bool {
+        self.rank_based
     }
 
     fn assemble(
@@ -86,7 +117,7 @@ impl Bpe {
             })?),
             None => None,
         };
-        Ok(Bpe { vocab, merges, pair_rank, byte_ids, options, suffix_id, unk_id })
+        Ok(Bpe { vocab, merges, pair_rank, byte_ids, options, suffix_id, unk_id, rank_based: false })
     }
 
     pub fn vocab(&self) -> &Vocab {

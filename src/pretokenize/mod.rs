@@ -27,7 +27,9 @@ pub enum PreTokenizer {
     O200k,
     Whitespace,
     None,
-    Regex { pattern: String, regex: Box<fancy_regex::Regex> },
+    /// Matches are pieces; with `keep_gaps`, so is the text between matches (Hugging Face's
+    /// `Split` with `Isolated`); without, that text is dropped (tiktoken).
+    Regex { pattern: String, regex: Box<fancy_regex::Regex>, keep_gaps: bool },
 }
 
 impl PreTokenizer {
@@ -50,7 +52,7 @@ impl PreTokenizer {
             _ => {
                 let regex = fancy_regex::Regex::new(spec)
                     .map_err(|e| Error::Pattern { pattern: spec.to_string(), reason: e.to_string() })?;
-                PreTokenizer::Regex { pattern: spec.to_string(), regex: Box::new(regex) }
+                PreTokenizer::Regex { pattern: spec.to_string(), regex: Box::new(regex), keep_gaps: false }
             }
         })
     }
@@ -67,6 +69,18 @@ impl PreTokenizer {
         }
     }
 
+    /// The same user regex, but the text between matches becomes pieces too.
+    pub fn keeping_gaps(self) -> Self {
+        match self {
+            PreTokenizer::Regex { pattern, regex, .. } => PreTokenizer::Regex { pattern, regex, keep_gaps: true },
+            other => other,
+        }
+    }
+
+    pub fn keeps_gaps(&self) -> bool {
+        matches!(self, PreTokenizer::Regex { keep_gaps: true, .. })
+    }
+
     /// The regex this pre-tokenizer is equivalent to, where there is one.
     pub fn pattern(&self) -> Option<&str> {
         match self {
@@ -81,7 +95,14 @@ impl PreTokenizer {
     /// Whether concatenating the pieces gives back the text (false only for `whitespace` and
     /// user regexes, which drop what they do not match).
     pub fn is_lossless(&self) -> bool {
-        matches!(self, PreTokenizer::Gpt2 | PreTokenizer::Cl100k | PreTokenizer::O200k | PreTokenizer::None)
+        matches!(
+            self,
+            PreTokenizer::Gpt2
+                | PreTokenizer::Cl100k
+                | PreTokenizer::O200k
+                | PreTokenizer::None
+                | PreTokenizer::Regex { keep_gaps: true, .. }
+        )
     }
 
     /// Calls `f` on each piece of `text`, in order.
@@ -120,12 +141,20 @@ impl PreTokenizer {
                 }
                 return Ok(());
             }
-            PreTokenizer::Regex { pattern, regex } => {
+            PreTokenizer::Regex { pattern, regex, keep_gaps } => {
+                let mut last = 0;
                 for m in regex.find_iter(text) {
                     let m = m.map_err(|e| Error::Pattern { pattern: pattern.clone(), reason: e.to_string() })?;
+                    if *keep_gaps && m.start() > last {
+                        f(&text[last..m.start()])?;
+                    }
                     if !m.as_str().is_empty() {
                         f(m.as_str())?;
                     }
+                    last = m.end();
+                }
+                if *keep_gaps && last < text.len() {
+                    f(&text[last..])?;
                 }
                 return Ok(());
             }

@@ -1,7 +1,9 @@
 //! `_core.CoreTokenizer`: the Rust pipeline behind `tokenmill.Tokenizer`.
 
 use super::errors::to_py;
-use crate::bpe::Bpe;
+use crate::bpe::{Bpe, BpeOptions};
+use crate::normalize::Normalizer;
+use crate::vocab::Vocab;
 use crate::pretokenize::PreTokenizer;
 use crate::serialize;
 use crate::tokenizer::{Model, SpecialSet, Tokenizer};
@@ -100,18 +102,103 @@ impl CoreTokenizer {
         self.inner.vocab().is_special(id)
     }
 
+    /// Merges in rank order as token bytes (implied by the ranks for tiktoken vocabularies).
     fn merges<'py>(&self, py: Python<'py>) -> PyResult<Vec<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)>> {
         let vocab = self.inner.vocab();
-        self.bpe()
-            .merges()
-            .iter()
-            .map(|&(l, r)| {
+        serialize::merge_list(self.bpe())
+            .into_iter()
+            .map(|(l, r)| {
                 Ok((
                     PyBytes::new(py, vocab.token_bytes(l).map_err(to_py)?),
                     PyBytes::new(py, vocab.token_bytes(r).map_err(to_py)?),
                 ))
             })
             .collect()
+    }
+
+    /// Merges in rank order as pairs of ids.
+    fn merge_ids(&self) -> Vec<(u32, u32)> {
+        serialize::merge_list(self.bpe())
+    }
+
+    /// Ids as little-endian u32 bytes (for `encode_to_numpy`, without a list in between).
+    fn encode_to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        text: PyBackedStr,
+        allowed_special: &Bound<'_, PyAny>,
+        disallowed_special: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let allowed = special_set(allowed_special)?;
+        let disallowed = special_set(disallowed_special)?;
+        let text: &str = &text;
+        let ids = py.detach(|| self.inner.encode(text, &allowed, &disallowed)).map_err(to_py)?;
+        let bytes: Vec<u8> = ids.iter().flat_map(|id| id.to_le_bytes()).collect();
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// The bytes of every ordinary token, sorted (tiktoken's `token_byte_values`).
+    fn token_byte_values<'py>(&self, py: Python<'py>) -> Vec<Bound<'py, PyBytes>> {
+        let mut values: Vec<&[u8]> = self.inner.vocab().ordinary().map(|(_, b)| b).collect();
+        values.sort_unstable();
+        values.into_iter().map(|b| PyBytes::new(py, b)).collect()
+    }
+
+    /// Builds a tokenizer from parts read by the Python format readers. `merges=None` means the
+    /// ids are ranks (tiktoken).
+    #[staticmethod]
+    #[pyo3(signature = (tokens, merges, special_tokens, pattern, keep_gaps, normalizer, byte_level,
+                        end_of_word_suffix, unk_token, whole_piece_first))]
+    #[allow(clippy::too_many_arguments)]
+    fn from_parts(
+        py: Python<'_>,
+        tokens: Vec<Option<Vec<u8>>>,
+        merges: Option<Vec<(u32, u32)>>,
+        special_tokens: Vec<(String, u32)>,
+        pattern: &str,
+        keep_gaps: bool,
+        normalizer: &str,
+        byte_level: bool,
+        end_of_word_suffix: Option<String>,
+        unk_token: Option<String>,
+        whole_piece_first: bool,
+    ) -> PyResult<Self> {
+        let pretokenizer = PreTokenizer::from_spec(pattern).map_err(to_py)?;
+        let pretokenizer = if keep_gaps { pretokenizer.keeping_gaps() } else { pretokenizer };
+        let normalizer = Normalizer::from_spec(normalizer).map_err(to_py)?;
+        let options = BpeOptions { byte_level, end_of_word_suffix, unk_token, whole_piece_first };
+        py.detach(|| {
+            let mut vocab = Vocab::default();
+            for (id, token) in tokens.iter().enumerate() {
+                if let Some(bytes) = token {
+                    vocab.insert(id as u32, bytes)?;
+                }
+            }
+            for (text, id) in &special_tokens {
+                vocab.push_special(text, Some(*id))?;
+            }
+            let bpe = match merges {
+                Some(merges) => Bpe::from_merges(vocab, merges, options)?,
+                None => Bpe::from_ranks(vocab, options)?,
+            };
+            Ok(CoreTokenizer::new(Tokenizer::new(normalizer, pretokenizer, Model::Bpe(bpe))))
+        })
+        .map_err(to_py)
+    }
+
+    #[getter]
+    fn is_rank_based(&self) -> bool {
+        self.bpe().is_rank_based()
+    }
+
+    #[getter]
+    fn whole_piece_first(&self) -> bool {
+        self.bpe().options().whole_piece_first
+    }
+
+    #[getter]
+    fn keeps_gaps(&self) -> bool {
+        self.inner.pretokenizer().keeps_gaps()
     }
 
     fn special_tokens(&self) -> Vec<(String, u32)> {

@@ -1,0 +1,262 @@
+"""Hugging Face `tokenizer.json` (byte-level BPE) and GPT-2's `vocab.json` + `merges.txt`.
+
+Byte-level BPE files spell each byte as a printable character: bytes that are printable in
+Latin-1 stand for themselves, the other 68 are moved to code points from U+0100 on, in order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from tokenmill import _core
+from tokenmill._files import write_atomically
+from tokenmill.pretokenize_patterns import PRESET_PATTERNS, preset_for_pattern
+
+
+def _byte_to_char() -> list[str]:
+    printable = [*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
+    table = [""] * 256
+    for b in printable:
+        table[b] = chr(b)
+    moved = 0
+    for b in range(256):
+        if not table[b]:
+            table[b] = chr(0x100 + moved)
+            moved += 1
+    return table
+
+
+BYTE_TO_CHAR = _byte_to_char()
+CHAR_TO_BYTE = {c: b for b, c in enumerate(BYTE_TO_CHAR)}
+
+
+def token_to_text(token: bytes) -> str:
+    return "".join(BYTE_TO_CHAR[b] for b in token)
+
+
+def text_to_token(text: str, where: str) -> bytes:
+    try:
+        return bytes(CHAR_TO_BYTE[c] for c in text)
+    except KeyError as e:
+        raise _core.FormatError(
+            f"{where}: token {text!r} has {e.args[0]!r}, which is not a byte-level character "
+            "(only byte-level BPE files are supported)"
+        ) from None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise _core.CorpusError(f"{path}: no such file") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise _core.FormatError(f"{path}: not a valid JSON file: {e}") from None
+
+
+_NORMALIZERS = {"NFC": "nfc", "NFD": "nfd", "NFKC": "nfkc", "NFKD": "nfkd", "Lowercase": "lowercase"}
+
+
+def _normalizer_spec(node: Any, where: str) -> list[str]:
+    if node is None:
+        return []
+    kind = node.get("type")
+    if kind == "Sequence":
+        return [s for n in node.get("normalizers", []) for s in _normalizer_spec(n, where)]
+    if kind in _NORMALIZERS:
+        return [_NORMALIZERS[kind]]
+    raise _core.FormatError(f"{where}: normalizer {kind!r} is not supported")
+
+
+def _pre_tokenizer(node: Any, where: str) -> tuple[str, bool, bool]:
+    """(pattern, keep_gaps, add_prefix_space) for a byte-level pre-tokenizer."""
+    if node is None:
+        raise _core.FormatError(f"{where}: no pre_tokenizer; only byte-level BPE files are supported")
+    steps = node["pretokenizers"] if node.get("type") == "Sequence" else [node]
+    pattern, keep_gaps, prefix, byte_level = "none", False, False, False
+    for step in steps:
+        kind = step.get("type")
+        if kind == "ByteLevel":
+            byte_level = True
+            prefix = bool(step.get("add_prefix_space", False))
+            if step.get("use_regex", True):
+                if pattern != "none":
+                    raise _core.FormatError(f"{where}: a Split and a ByteLevel regex together are not supported")
+                pattern = "gpt2"
+        elif kind == "Split" and not byte_level:
+            regex = step.get("pattern", {}).get("Regex")
+            if regex is None:
+                raise _core.FormatError(f"{where}: Split on a literal string is not supported")
+            behavior, invert = step.get("behavior"), step.get("invert", False)
+            if behavior == "Isolated" and not invert:
+                preset = preset_for_pattern(regex)
+                pattern, keep_gaps = (preset, False) if preset else (regex, True)
+            elif behavior == "Removed" and invert:
+                pattern, keep_gaps = preset_for_pattern(regex) or regex, False
+            else:
+                raise _core.FormatError(f"{where}: Split with behavior {behavior!r}, invert={invert} is not supported")
+        elif kind == "WhitespaceSplit" and not byte_level:
+            pattern = "whitespace"
+        else:
+            raise _core.FormatError(f"{where}: pre-tokenizer {kind!r} is not supported here")
+    if not byte_level:
+        raise _core.FormatError(f"{where}: no ByteLevel step; only byte-level BPE files are supported")
+    return pattern, keep_gaps, prefix
+
+
+def read_tokenizer_json(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The parts of a byte-level BPE `tokenizer.json`, ready for `CoreTokenizer.from_parts`."""
+    p = Path(path)
+    data = _read_json(p)
+    if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
+        raise _core.FormatError(f"{p}: not a Hugging Face tokenizer.json (no model)")
+    model = data["model"]
+    if model.get("type", "BPE") != "BPE" or "merges" not in model:
+        raise _core.FormatError(f"{p}: model type {model.get('type')!r} is not BPE")
+    for key in ("continuing_subword_prefix", "end_of_word_suffix", "dropout"):
+        if model.get(key):
+            raise _core.FormatError(f"{p}: BPE option {key}={model[key]!r} is not supported")
+    pattern, keep_gaps, prefix = _pre_tokenizer(data.get("pre_tokenizer"), str(p))
+    normalizer = _normalizer_spec(data.get("normalizer"), str(p)) + (["prefix_space"] if prefix else [])
+    vocab: dict[str, int] = model["vocab"]
+    specials = [(t["content"], int(t["id"])) for t in data.get("added_tokens", [])]
+    special_ids = {i for _, i in specials}
+    tokens: list[bytes | None] = [None] * (max([*vocab.values(), *special_ids, -1]) + 1)
+    for text, i in vocab.items():
+        if i not in special_ids:
+            tokens[i] = text_to_token(text, str(p))
+    merges = []
+    for n, m in enumerate(model["merges"]):
+        left, right = m.split(" ") if isinstance(m, str) else m
+        if left not in vocab or right not in vocab:
+            raise _core.FormatError(f"{p}: merge {n} ({left!r}, {right!r}) names a token not in the vocabulary")
+        merges.append((vocab[left], vocab[right]))
+    return {
+        "tokens": tokens,
+        "merges": merges,
+        "special_tokens": specials,
+        "pattern": pattern,
+        "keep_gaps": keep_gaps,
+        "normalizer": "+".join(normalizer) or "none",
+        "whole_piece_first": bool(model.get("ignore_merges", False)),
+    }
+
+
+def read_gpt2_files(vocab_path: str | os.PathLike[str], merges_path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The parts of GPT-2's `vocab.json` + `merges.txt` (byte-level, GPT-2 pattern)."""
+    vp, mp = Path(vocab_path), Path(merges_path)
+    vocab = _read_json(vp)
+    if not isinstance(vocab, dict) or not all(isinstance(i, int) for i in vocab.values()):
+        raise _core.FormatError(f"{vp}: not a GPT-2 vocab.json (expected token → id)")
+    try:
+        lines = mp.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise _core.CorpusError(f"{mp}: no such file") from None
+    except UnicodeDecodeError as e:
+        raise _core.FormatError(f"{mp}: not a valid merges.txt: {e}") from None
+    specials = [(t, i) for t, i in vocab.items() if t.startswith("<|") and t.endswith("|>")]
+    special_ids = {i for _, i in specials}
+    tokens: list[bytes | None] = [None] * (max(vocab.values()) + 1)
+    for text, i in vocab.items():
+        if i not in special_ids:
+            tokens[i] = text_to_token(text, str(vp))
+    merges = []
+    for lineno, line in enumerate(lines, start=1):
+        if not line or line.startswith("#version"):
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2 or parts[0] not in vocab or parts[1] not in vocab:
+            raise _core.FormatError(f"{mp}:{lineno}: not a valid merges.txt line: {line[:60]!r}")
+        merges.append((vocab[parts[0]], vocab[parts[1]]))
+    return {
+        "tokens": tokens,
+        "merges": merges,
+        "special_tokens": specials,
+        "pattern": "gpt2",
+        "keep_gaps": False,
+        "normalizer": "none",
+        "whole_piece_first": False,
+    }
+
+
+def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> None:
+    """Writes a byte-level BPE `tokenizer.json` that Hugging Face `tokenizers` loads and encodes
+    the same way."""
+    if not core.byte_level:
+        raise _core.ConfigError("to_huggingface writes byte-level BPE only; this tokenizer is character-level")
+    steps = [s for s in core.normalizer.split("+") if s != "none"]
+    prefix_space = "prefix_space" in steps
+    inverse = {v: k for k, v in _NORMALIZERS.items()}
+    normalizers = [{"type": inverse[s]} for s in steps if s != "prefix_space"]
+    if any(s not in inverse and s != "prefix_space" for s in steps):
+        raise _core.ConfigError(f"normalizer {core.normalizer!r} has no Hugging Face equivalent")
+    byte_level = {"type": "ByteLevel", "add_prefix_space": prefix_space, "trim_offsets": True, "use_regex": False}
+    pattern = core.pattern
+    pre: list[dict[str, Any]] = []
+    if pattern == "whitespace":
+        pre.append({"type": "WhitespaceSplit"})
+    elif pattern != "none":
+        regex = PRESET_PATTERNS.get(pattern, pattern)
+        isolated = pattern in PRESET_PATTERNS or core.keeps_gaps
+        pre.append(
+            {
+                "type": "Split",
+                "pattern": {"Regex": regex},
+                "behavior": "Isolated" if isolated else "Removed",
+                "invert": not isolated,
+            }
+        )
+    pre.append(byte_level)
+    specials = dict(core.special_tokens())
+    special_ids = set(specials.values())
+    vocab = {
+        token_to_text(core.token_bytes(i)): i
+        for i in range(core.n_vocab)
+        if i not in special_ids and _has_token(core, i)
+    }
+    merges = [[token_to_text(core.token_bytes(a)), token_to_text(core.token_bytes(b))] for a, b in core.merge_ids()]
+    data = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [
+            {
+                "id": i,
+                "content": t,
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
+            for t, i in sorted(specials.items(), key=lambda kv: kv[1])
+        ],
+        "normalizer": {"type": "Sequence", "normalizers": normalizers} if normalizers else None,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": pre},
+        "post_processor": None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": core.whole_piece_first,
+            "vocab": vocab,
+            "merges": merges,
+        },
+    }
+    write_atomically(path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
+
+
+def _has_token(core: _core.CoreTokenizer, i: int) -> bool:
+    try:
+        core.token_bytes(i)
+    except _core.TokenIdError:
+        return False
+    return True
