@@ -9,7 +9,20 @@ use rustc_hash::FxHashMap;
 pub struct Vocab {
     tokens: Vec<Option<Box<[u8]>>>,
     ids: FxHashMap<Box<[u8]>, u32>,
+    /// Tokens of up to 7 bytes again, keyed by their bytes packed into a u64: the encoder's
+    /// whole-piece and single-byte look-ups hash one integer and compare no memory.
+    short_ids: FxHashMap<u64, u32>,
     specials: Vec<(String, u32)>,
+}
+
+const SHORT: usize = 7;
+
+/// `bytes` (at most 7) packed little-endian with the length in the top byte.
+#[inline(always)]
+fn short_key(bytes: &[u8]) -> u64 {
+    let mut buf = [0u8; 8];
+    buf[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(buf) | ((bytes.len() as u64) << 56)
 }
 
 impl Vocab {
@@ -37,6 +50,9 @@ impl Vocab {
         }
         self.tokens[slot] = Some(bytes.into());
         self.ids.insert(bytes.into(), id);
+        if bytes.len() <= SHORT {
+            self.short_ids.insert(short_key(bytes), id);
+        }
         Ok(())
     }
 
@@ -82,7 +98,11 @@ impl Vocab {
     /// The id of an ordinary token.
     #[inline]
     pub fn id(&self, bytes: &[u8]) -> Option<u32> {
-        self.ids.get(bytes).copied()
+        if bytes.len() <= SHORT {
+            self.short_ids.get(&short_key(bytes)).copied()
+        } else {
+            self.ids.get(bytes).copied()
+        }
     }
 
     /// The id of an ordinary or special token.

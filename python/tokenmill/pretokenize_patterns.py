@@ -23,8 +23,14 @@ O200K = "|".join(
 # way as GPT2 above (the possessive form is tiktoken's faster rewrite).
 GPT2_ORIGINAL = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
+# Oniguruma (Hugging Face's regex engine) reads `{1,3}+` as "one or more runs of 1-3", not as a
+# possessive quantifier; nothing follows it in its alternative, so the plain form is equivalent.
+CL100K_ONIGURUMA = CL100K.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")
+
 PRESET_PATTERNS = {"gpt2": GPT2, "cl100k": CL100K, "o200k": O200K}
-_BY_PATTERN = {GPT2: "gpt2", GPT2_ORIGINAL: "gpt2", CL100K: "cl100k", O200K: "o200k"}
+# The spelling to write into Hugging Face files.
+ONIGURUMA_PATTERNS = {"gpt2": GPT2, "cl100k": CL100K_ONIGURUMA, "o200k": O200K}
+_BY_PATTERN = {GPT2: "gpt2", GPT2_ORIGINAL: "gpt2", CL100K: "cl100k", CL100K_ONIGURUMA: "cl100k", O200K: "o200k"}
 
 
 def preset_for_pattern(regex: str) -> str | None:

@@ -76,21 +76,38 @@ impl Bpe {
         }
     }
 
+    /// Keeps the rank of every adjacent pair in a small array, so each merge costs two look-ups
+    /// (the new neighbours) and a scan of at most `SCAN_LIMIT` integers.
     fn merge_by_scan(&self, out: &mut Vec<u32>, start: usize) {
-        loop {
-            let symbols = &out[start..];
-            let mut best: Option<(u32, usize, u32)> = None;
-            for i in 0..symbols.len().saturating_sub(1) {
-                if let Some((rank, merged)) = self.rank(symbols[i], symbols[i + 1]) {
-                    if best.is_none_or(|(r, _, _)| rank < r) {
-                        best = Some((rank, i, merged));
-                    }
+        const NONE: (u32, u32) = (u32::MAX, u32::MAX);
+        let mut n = out.len() - start;
+        let mut symbols = [0u32; SCAN_LIMIT];
+        symbols[..n].copy_from_slice(&out[start..]);
+        let mut ranks = [NONE; SCAN_LIMIT];
+        for i in 0..n - 1 {
+            ranks[i] = self.rank(symbols[i], symbols[i + 1]).unwrap_or(NONE);
+        }
+        while n > 1 {
+            let mut best = 0;
+            for i in 1..n - 1 {
+                if ranks[i].0 < ranks[best].0 {
+                    best = i;
                 }
             }
-            let Some((_, i, merged)) = best else { return };
-            out[start + i] = merged;
-            out.remove(start + i + 1);
+            if ranks[best].0 == u32::MAX {
+                break;
+            }
+            symbols[best] = ranks[best].1;
+            symbols.copy_within(best + 2..n, best + 1);
+            ranks.copy_within(best + 2..n, best + 1);
+            n -= 1;
+            if best > 0 {
+                ranks[best - 1] = self.rank(symbols[best - 1], symbols[best]).unwrap_or(NONE);
+            }
+            ranks[best] = if best + 1 < n { self.rank(symbols[best], symbols[best + 1]).unwrap_or(NONE) } else { NONE };
         }
+        out.truncate(start);
+        out.extend_from_slice(&symbols[..n]);
     }
 
     fn merge_by_heap(&self, symbols: &[u32]) -> Vec<u32> {

@@ -26,6 +26,29 @@ const QUERIES: [(&str, u8); 5] = [
 
 const BLOCK: usize = 256;
 
+/// Classes of the ASCII characters, known at compile time: the hot path never touches the
+/// two-level table for ASCII text.
+pub const ASCII: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        t[b] = if c.is_ascii_uppercase() {
+            LETTER | UPPERISH
+        } else if c.is_ascii_lowercase() {
+            LETTER | LOWERISH
+        } else if c.is_ascii_digit() {
+            NUMBER
+        } else if matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
+            SPACE
+        } else {
+            0
+        };
+        b += 1;
+    }
+    t
+};
+
 pub struct ClassTable {
     block_of: Vec<u16>,
     blocks: Vec<u8>,
@@ -89,5 +112,8 @@ mod tests {
         assert_eq!(t.get('\u{301}'), UPPERISH | LOWERISH, "combining acute is a mark, not a letter");
         assert_eq!(t.get('Ⅻ'), NUMBER);
         assert_eq!(t.get('!'), 0);
+        for b in 0..128u8 {
+            assert_eq!(ASCII[b as usize], t.get(b as char), "ASCII table disagrees at {b:#x}");
+        }
     }
 }

@@ -18,7 +18,7 @@
 //! The comments name the alternative each branch implements; `tests/test_pretokenize.py`
 //! checks every preset against Python's `regex` module on real and generated text.
 
-use super::classes::{table, ClassTable, LETTER, LOWERISH, NUMBER, SPACE, UPPERISH};
+use super::classes::{table, ClassTable, ASCII, LETTER, LOWERISH, NUMBER, SPACE, UPPERISH};
 
 /// A view of the text that answers "which character, which class" at a byte offset.
 struct Scan<'a> {
@@ -37,18 +37,22 @@ impl<'a> Scan<'a> {
     }
 
     /// The character at byte offset `i` (a char boundary < len), its class bits and its width.
-    #[inline]
+    #[inline(always)]
     fn at(&self, i: usize) -> (char, u8, usize) {
         let b = self.text.as_bytes()[i];
         if b < 0x80 {
-            let c = b as char;
-            return (c, self.classes.get(c), 1);
+            return (b as char, ASCII[b as usize], 1);
         }
+        self.at_multibyte(i)
+    }
+
+    #[inline(never)]
+    fn at_multibyte(&self, i: usize) -> (char, u8, usize) {
         let c = self.text[i..].chars().next().expect("char boundary inside text");
         (c, self.classes.get(c), c.len_utf8())
     }
 
-    #[inline]
+    #[inline(always)]
     fn class_at(&self, i: usize) -> u8 {
         if i >= self.len() {
             0
@@ -58,8 +62,13 @@ impl<'a> Scan<'a> {
     }
 
     /// End of the run of characters (from `i`) whose class bits intersect `mask`.
-    #[inline]
+    #[inline(always)]
     fn run_end(&self, mut i: usize, mask: u8) -> usize {
+        let bytes = self.text.as_bytes();
+        // ASCII stretch first: one table load per byte.
+        while i < bytes.len() && bytes[i] < 0x80 && ASCII[bytes[i] as usize] & mask != 0 {
+            i += 1;
+        }
         while i < self.len() {
             let (_, class, w) = self.at(i);
             if class & mask == 0 {

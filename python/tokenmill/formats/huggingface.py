@@ -13,7 +13,7 @@ from typing import Any
 
 from tokenmill import _core
 from tokenmill._files import write_atomically
-from tokenmill.pretokenize_patterns import PRESET_PATTERNS, preset_for_pattern
+from tokenmill.pretokenize_patterns import ONIGURUMA_PATTERNS, preset_for_pattern
 
 
 def _byte_to_char() -> list[str]:
@@ -199,8 +199,8 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
     if pattern == "whitespace":
         pre.append({"type": "WhitespaceSplit"})
     elif pattern != "none":
-        regex = PRESET_PATTERNS.get(pattern, pattern)
-        isolated = pattern in PRESET_PATTERNS or core.keeps_gaps
+        regex = ONIGURUMA_PATTERNS.get(pattern, pattern)
+        isolated = pattern in ONIGURUMA_PATTERNS or core.keeps_gaps
         pre.append(
             {
                 "type": "Split",

