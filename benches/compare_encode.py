@@ -107,8 +107,10 @@ def main() -> None:
     encoders = peers(args.encoding, tok)
     reference = encoders.get("tiktoken", encoders["tokenmill"])
     expected = [reference(d) for d in docs]
-    print(f"{args.encoding}, {len(docs)} documents of ~{args.doc_bytes} bytes, {total / 1e6:.1f} MB, "
-          f"{os.cpu_count()} cores; best of {args.repeat}")
+    print(
+        f"{args.encoding}, {len(docs)} documents of ~{args.doc_bytes} bytes, {total / 1e6:.1f} MB, "
+        f"{os.cpu_count()} cores; best of {args.repeat}"
+    )
     rates: dict[str, float] = {}
     for name, encode in encoders.items():
         exact = all(encode(d) == e for d, e in zip(docs, expected))

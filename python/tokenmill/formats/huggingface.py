@@ -211,12 +211,9 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
         )
     pre.append(byte_level)
     specials = dict(core.special_tokens())
-    special_ids = set(specials.values())
-    vocab = {
-        token_to_text(core.token_bytes(i)): i
-        for i in range(core.n_vocab)
-        if i not in special_ids and _has_token(core, i)
-    }
+    # Special tokens go in the model's vocabulary too: Hugging Face keeps an added token's id only
+    # when the model knows it, and would renumber it otherwise.
+    vocab = {token_to_text(core.token_bytes(i)): i for i in range(core.n_vocab) if _has_token(core, i)}
     merges = [[token_to_text(core.token_bytes(a)), token_to_text(core.token_bytes(b))] for a, b in core.merge_ids()]
     data = {
         "version": "1.0",

@@ -1,0 +1,166 @@
+"""Hugging Face tokenizer.json and GPT-2 vocab.json + merges.txt: loading gives the library's ids;
+tokenizers written by tokenmill load in `tokenizers` and `transformers` and encode identically."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
+from tokenizers import Tokenizer as HFTokenizer
+from vocab_files import vocabulary_path
+
+import tokenmill
+from tokenmill.pretokenize_patterns import CL100K_ONIGURUMA
+
+SPECIALS = ["<|endoftext|>", "<|pad|>"]
+
+PRE_TOKENIZERS = {
+    "bytelevel": lambda: pre_tokenizers.ByteLevel(add_prefix_space=False),
+    "bytelevel-prefix": lambda: pre_tokenizers.ByteLevel(add_prefix_space=True),
+    "split-cl100k": lambda: pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(CL100K_ONIGURUMA), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    ),
+    "split-custom": lambda: pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(r"[A-Za-z]+|[0-9]{1,2}"), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    ),
+}
+
+
+def hf_trained(kind: str, texts: list[str]) -> HFTokenizer:
+    tok = HFTokenizer(models.BPE())
+    tok.pre_tokenizer = PRE_TOKENIZERS[kind]()
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=700,
+        special_tokens=SPECIALS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(texts, trainer)
+    return tok
+
+
+@pytest.fixture(scope="module", params=sorted(PRE_TOKENIZERS))
+def loaded(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, stdlib_text: str, multilingual_text: str
+):  # type: ignore[no-untyped-def]
+    hf = hf_trained(request.param, [stdlib_text[:300_000], multilingual_text])
+    path = tmp_path_factory.mktemp("hf") / "tokenizer.json"
+    hf.save(str(path))
+    return tokenmill.Tokenizer.from_huggingface(path), hf
+
+
+def hf_ids(hf: HFTokenizer, text: str) -> list[int]:
+    return hf.encode(text, add_special_tokens=False).ids
+
+
+def test_loaded_tokenizer_equals_hf_on_real_text(loaded, stdlib_text: str, multilingual_text: str) -> None:  # type: ignore[no-untyped-def]
+    tok, hf = loaded
+    for text in [
+        stdlib_text[300_000:400_000],
+        multilingual_text,
+        *multilingual_text.splitlines(),
+        "a<|endoftext|>b <|pad|>",
+    ]:
+        assert tok.encode(text, allowed_special="all") == hf_ids(hf, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(exclude_categories=("Cs", "Cn")), max_size=60))
+def test_loaded_tokenizer_equals_hf_on_generated_text(loaded, text: str) -> None:  # type: ignore[no-untyped-def]
+    tok, hf = loaded
+    assert tok.encode(text, allowed_special="all") == hf_ids(hf, text)
+
+
+def test_gpt2_vocab_and_merges(tmp_path: Path, stdlib_text: str, multilingual_text: str) -> None:
+    hf = hf_trained("bytelevel", [stdlib_text[:300_000]])
+    vocab, merges = hf.model.save(str(tmp_path))
+    tok = tokenmill.Tokenizer.from_gpt2(vocab, merges)
+    assert tok.pattern == "gpt2"
+    for text in [stdlib_text[300_000:350_000], multilingual_text]:
+        assert tok.encode(text, allowed_special="all") == hf_ids(hf, text)
+
+
+@pytest.fixture(scope="module")
+def cl100k() -> tokenmill.Tokenizer:
+    return tokenmill.Tokenizer.from_tiktoken(vocabulary_path("cl100k_base"), pattern="cl100k_base")
+
+
+def test_export_of_tiktoken_vocabulary(
+    cl100k: tokenmill.Tokenizer, tmp_path: Path, stdlib_text: str, multilingual_text: str
+) -> None:
+    path = tmp_path / "cl100k.json"
+    cl100k.to_huggingface(path)
+    hf = HFTokenizer.from_file(str(path))
+    for text in [stdlib_text[:60_000], multilingual_text, "x<|endoftext|>y"]:
+        assert hf_ids(hf, text) == cl100k.encode(text, allowed_special="all")
+    from transformers import PreTrainedTokenizerFast
+
+    fast = PreTrainedTokenizerFast(tokenizer_file=str(path))
+    assert fast.encode(multilingual_text, add_special_tokens=False) == cl100k.encode(multilingual_text)
+    again = tokenmill.Tokenizer.from_huggingface(path)
+    assert again.pattern == "cl100k" and again.encode(stdlib_text[:60_000]) == cl100k.encode(stdlib_text[:60_000])
+
+
+@pytest.fixture(scope="module")
+def cl100k_hf(cl100k: tokenmill.Tokenizer, tmp_path_factory: pytest.TempPathFactory) -> HFTokenizer:
+    path = tmp_path_factory.mktemp("export") / "cl100k.json"
+    cl100k.to_huggingface(path)
+    return HFTokenizer.from_file(str(path))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(exclude_categories=("Cs", "Cn")), max_size=60))
+def test_export_of_tiktoken_vocabulary_on_generated_text(
+    cl100k: tokenmill.Tokenizer, cl100k_hf: HFTokenizer, text: str
+) -> None:
+    assert hf_ids(cl100k_hf, text) == cl100k.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "o200k", "whitespace"])
+def test_export_of_trained_vocabulary(tmp_path: Path, stdlib_text: str, multilingual_text: str, pattern: str) -> None:
+    tok = tokenmill.train_bpe(
+        [stdlib_text[:200_000], multilingual_text],
+        vocab_size=700,
+        pattern=pattern,
+        special_tokens=SPECIALS,
+        normalizer="nfc",
+    )
+    path = tmp_path / "t.json"
+    tok.to_huggingface(path)
+    hf = HFTokenizer.from_file(str(path))
+    for text in [stdlib_text[200_000:260_000], multilingual_text, "a<|pad|>b"]:
+        assert hf_ids(hf, text) == tok.encode(text, allowed_special="all")
+    back = tokenmill.Tokenizer.from_huggingface(path)
+    assert back.merges == tok.merges and back.special_tokens == tok.special_tokens
+
+
+def test_unsupported_and_broken_files(tmp_path: Path) -> None:
+    wordpiece = HFTokenizer(models.WordPiece({"[UNK]": 0, "a": 1}, unk_token="[UNK]"))
+    wp = tmp_path / "wp.json"
+    wordpiece.save(str(wp))
+    with pytest.raises(tokenmill.FormatError, match="wp.json: model type 'WordPiece' is not BPE"):
+        tokenmill.Tokenizer.from_huggingface(wp)
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [')
+    with pytest.raises(tokenmill.FormatError, match="broken.json: not a valid JSON file"):
+        tokenmill.Tokenizer.from_huggingface(broken)
+    charlevel = tmp_path / "char.json"
+    charlevel.write_text(
+        json.dumps({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "Whitespace"}})
+    )
+    with pytest.raises(tokenmill.FormatError, match="not supported"):
+        tokenmill.Tokenizer.from_huggingface(charlevel)
+    chars = tokenmill.train_bpe(["abc abd"], num_merges=1, byte_level=False)
+    with pytest.raises(tokenmill.ConfigError, match="byte-level"):
+        chars.to_huggingface(tmp_path / "out.json")
