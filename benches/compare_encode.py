@@ -82,15 +82,18 @@ def peers(encoding: str, tok: tokenmill.Tokenizer) -> dict[str, Encoder]:
     return found
 
 
-def throughput(encode: Encoder, docs: list[str], total_bytes: int, repeat: int) -> float:
-    best = float("inf")
+def throughputs(encoders: dict[str, Encoder], docs: list[str], total_bytes: int, repeat: int) -> dict[str, float]:
+    """Best MB/s of each encoder; rounds interleave the encoders so that a noisy neighbour on the
+    machine slows them all alike."""
+    best = dict.fromkeys(encoders, float("inf"))
     for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        for d in docs:
-            encode(d)
-        best = min(best, time.perf_counter() - start)
-    return total_bytes / best / 1e6
+        for name, encode in encoders.items():
+            gc.collect()
+            start = time.perf_counter()
+            for d in docs:
+                encode(d)
+            best[name] = min(best[name], time.perf_counter() - start)
+    return {name: total_bytes / seconds / 1e6 for name, seconds in best.items()}
 
 
 def main() -> None:
@@ -98,7 +101,7 @@ def main() -> None:
     parser.add_argument("files", nargs="+")
     parser.add_argument("--encoding", default="cl100k_base", choices=["cl100k_base", "o200k_base"])
     parser.add_argument("--doc-bytes", type=int, default=4096)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
     tok = tokenmill.Tokenizer.from_tiktoken(vocabulary_file(args.encoding), pattern=args.encoding)
@@ -111,10 +114,9 @@ def main() -> None:
         f"{args.encoding}, {len(docs)} documents of ~{args.doc_bytes} bytes, {total / 1e6:.1f} MB, "
         f"{os.cpu_count()} cores; best of {args.repeat}"
     )
-    rates: dict[str, float] = {}
+    rates = throughputs(encoders, docs, total, args.repeat)
     for name, encode in encoders.items():
         exact = all(encode(d) == e for d, e in zip(docs, expected))
-        rates[name] = throughput(encode, docs, total, args.repeat)
         print(f"  {name:<14} {rates[name]:7.1f} MB/s  {'exact' if exact else 'DIFFERS from tiktoken'}")
     for threads in (1, 2):
         start = time.perf_counter()

@@ -28,6 +28,13 @@ impl Model {
         }
     }
 
+    /// Whether a piece that is a token is emitted directly: then a cache of pieces saves nothing.
+    fn looks_up_whole_pieces(&self) -> bool {
+        match self {
+            Model::Bpe(m) => m.options().whole_piece_first,
+        }
+    }
+
     fn decode_token(&self, id: u32, suffix_replacement: &str, out: &mut Vec<u8>) -> Result<()> {
         match self {
             Model::Bpe(m) => m.decode_token(id, suffix_replacement, out),
@@ -55,7 +62,8 @@ impl SpecialSet {
     }
 }
 
-/// Texts longer than this remember the ids of pieces they have already encoded.
+/// Texts longer than this remember the ids of pieces they have already encoded (unless the model
+/// looks pieces up whole, which costs the same as the cache).
 const CACHE_FROM_BYTES: usize = 4096;
 
 #[derive(Debug, Clone)]
@@ -124,7 +132,7 @@ impl Tokenizer {
 
     fn encode_text(&self, text: &str, out: &mut Vec<u32>) -> Result<()> {
         let normalized = self.splitter.normalizer.apply(text);
-        if normalized.len() < CACHE_FROM_BYTES {
+        if normalized.len() < CACHE_FROM_BYTES || self.model.looks_up_whole_pieces() {
             return self.splitter.pretokenizer.for_each_piece(&normalized, |piece| self.model.encode_piece(piece, out));
         }
         let mut cache: FxHashMap<&str, (usize, usize)> = FxHashMap::default();

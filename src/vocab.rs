@@ -9,20 +9,91 @@ use rustc_hash::FxHashMap;
 pub struct Vocab {
     tokens: Vec<Option<Box<[u8]>>>,
     ids: FxHashMap<Box<[u8]>, u32>,
-    /// Tokens of up to 7 bytes again, keyed by their bytes packed into a u64: the encoder's
-    /// whole-piece and single-byte look-ups hash one integer and compare no memory.
+    /// Tokens of up to 7 bytes again, keyed by their bytes packed into a u64, and tokens of 8 to
+    /// 15 bytes keyed by two: the encoder's look-ups hash integers and compare no memory.
     short_ids: FxHashMap<u64, u32>,
+    mid_ids: FxHashMap<(u64, u64), u32>,
+    /// The short tokens with the smallest ids once more, in a table small enough to stay in
+    /// the core's L2 cache. Ids follow merge order, so small ids are the frequent tokens, and
+    /// most look-ups end here instead of missing the cache in `short_ids`.
+    hot: HotTable,
     specials: Vec<(String, u32)>,
 }
 
 const SHORT: usize = 7;
+const MID: usize = 15;
+/// Short tokens with ids below this also live in the hot table (16 Ki slots of 16 bytes).
+const HOT_IDS: u32 = 6144;
+const HOT_SLOTS: usize = 1 << 14;
 
-/// `bytes` (at most 7) packed little-endian with the length in the top byte.
+/// Open addressing with linear probing over (key, id) slots; key 0 marks an empty slot (real
+/// keys carry their length in the top byte, so they are never 0).
+#[derive(Debug, Clone)]
+struct HotTable {
+    slots: Vec<(u64, u32)>,
+}
+
+impl Default for HotTable {
+    fn default() -> Self {
+        HotTable { slots: vec![(0, 0); HOT_SLOTS] }
+    }
+}
+
+impl HotTable {
+    #[inline(always)]
+    fn home(key: u64) -> usize {
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - HOT_SLOTS.trailing_zeros())) as usize
+    }
+
+    fn insert(&mut self, key: u64, id: u32) {
+        let mut i = Self::home(key);
+        while self.slots[i].0 != 0 && self.slots[i].0 != key {
+            i = (i + 1) & (HOT_SLOTS - 1);
+        }
+        self.slots[i] = (key, id);
+    }
+
+    #[inline(always)]
+    fn get(&self, key: u64) -> Option<u32> {
+        let mut i = Self::home(key);
+        loop {
+            let (k, id) = self.slots[i];
+            if k == key {
+                return Some(id);
+            }
+            if k == 0 {
+                return None;
+            }
+            i = (i + 1) & (HOT_SLOTS - 1);
+        }
+    }
+}
+
+/// `bytes` (8 to 15) as its first eight bytes and the short key of the rest.
+#[inline(always)]
+fn mid_key(bytes: &[u8]) -> (u64, u64) {
+    (u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")), short_key(&bytes[8..]))
+}
+
+/// `bytes` (at most 7) packed little-endian with the length in the top byte. Two overlapping
+/// reads instead of a byte loop: the overlap holds the same bytes, so OR-ing them is exact.
 #[inline(always)]
 fn short_key(bytes: &[u8]) -> u64 {
-    let mut buf = [0u8; 8];
-    buf[..bytes.len()].copy_from_slice(bytes);
-    u64::from_le_bytes(buf) | ((bytes.len() as u64) << 56)
+    let n = bytes.len();
+    let packed = if n >= 4 {
+        let lo = u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes")) as u64;
+        let hi = u32::from_le_bytes(bytes[n - 4..].try_into().expect("4 bytes")) as u64;
+        lo | (hi << (8 * (n - 4)))
+    } else if n >= 2 {
+        let lo = u16::from_le_bytes(bytes[..2].try_into().expect("2 bytes")) as u64;
+        let hi = u16::from_le_bytes(bytes[n - 2..].try_into().expect("2 bytes")) as u64;
+        lo | (hi << (8 * (n - 2)))
+    } else if n == 1 {
+        bytes[0] as u64
+    } else {
+        0
+    };
+    packed | ((n as u64) << 56)
 }
 
 impl Vocab {
@@ -52,6 +123,11 @@ impl Vocab {
         self.ids.insert(bytes.into(), id);
         if bytes.len() <= SHORT {
             self.short_ids.insert(short_key(bytes), id);
+            if id < HOT_IDS {
+                self.hot.insert(short_key(bytes), id);
+            }
+        } else if bytes.len() <= MID {
+            self.mid_ids.insert(mid_key(bytes), id);
         }
         Ok(())
     }
@@ -99,7 +175,10 @@ impl Vocab {
     #[inline]
     pub fn id(&self, bytes: &[u8]) -> Option<u32> {
         if bytes.len() <= SHORT {
-            self.short_ids.get(&short_key(bytes)).copied()
+            let key = short_key(bytes);
+            self.hot.get(key).or_else(|| self.short_ids.get(&key).copied())
+        } else if bytes.len() <= MID {
+            self.mid_ids.get(&mid_key(bytes)).copied()
         } else {
             self.ids.get(bytes).copied()
         }
@@ -127,5 +206,38 @@ impl Vocab {
                 _ => None,
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_keys_are_distinct_for_all_short_lengths() {
+        let samples: [&[u8]; 12] = [
+            b"",
+            b"a",
+            b"ab",
+            b"abc",
+            b"abcd",
+            b"abcde",
+            b"abcdef",
+            b"abcdefg",
+            b"\0",
+            b"aaaaaaaa",
+            b"aaaaaaaaa",
+            b"abcdefghijklmnopq",
+        ];
+        let keys: rustc_hash::FxHashSet<u64> = samples.iter().map(|s| short_key(s)).collect();
+        assert_eq!(keys.len(), samples.len());
+        assert_ne!(short_key(b"ab\0"), short_key(b"ab"));
+        let mut v = Vocab::default();
+        for s in &samples[1..] {
+            v.push(s);
+        }
+        for s in &samples[1..] {
+            assert_eq!(v.token_bytes(v.id(s).unwrap()).unwrap(), *s);
+        }
     }
 }

@@ -22,6 +22,10 @@ impl Bpe {
                 return Ok(());
             }
         }
+        if self.rank_based && self.options.byte_level {
+            self.merge_ranked(piece.as_bytes(), out);
+            return Ok(());
+        }
         let start = out.len();
         if self.options.byte_level {
             out.extend(piece.bytes().map(|b| self.byte_ids[b as usize]));

@@ -1,0 +1,118 @@
+//! Encoding with ranked vocabularies (tiktoken), where a token's id is its rank: the merge of
+//! two adjacent symbols is the token spelled by their bytes, looked up by byte slice.
+//!
+//! Why not the pair table of `encode.rs`: for a 100k-token vocabulary that table holds every
+//! split of every token (hundreds of thousands of entries), and each look-up misses the cache.
+//! Looking up slices of the piece in the token table itself — the same table whole pieces are
+//! looked up in — keeps the encoder's working set to one table.
+
+use super::Bpe;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Pieces up to this many bytes merge with a scan over a stack array of ranks.
+const SCAN_LIMIT: usize = 64;
+const NONE: u32 = u32::MAX;
+
+impl Bpe {
+    #[inline]
+    fn slice_rank(&self, bytes: &[u8]) -> u32 {
+        self.vocab.id(bytes).unwrap_or(NONE)
+    }
+
+    /// Appends the ids of `piece` (not itself a token) under tiktoken's rule: repeatedly merge
+    /// the adjacent pair whose concatenation has the lowest rank, leftmost first.
+    pub(super) fn merge_ranked(&self, piece: &[u8], out: &mut Vec<u32>) {
+        let n = piece.len();
+        if n <= 1 {
+            out.extend(piece.iter().map(|&b| self.byte_ids[b as usize]));
+            return;
+        }
+        if n > SCAN_LIMIT {
+            return self.merge_ranked_heap(piece, out);
+        }
+        let mut starts = [0u8; SCAN_LIMIT + 1];
+        let mut ids = [0u32; SCAN_LIMIT];
+        let mut ranks = [NONE; SCAN_LIMIT];
+        for k in 0..n {
+            starts[k] = k as u8;
+            ids[k] = self.byte_ids[piece[k] as usize];
+        }
+        starts[n] = n as u8;
+        for k in 0..n - 1 {
+            ranks[k] = self.slice_rank(&piece[k..k + 2]);
+        }
+        let mut m = n;
+        while m > 1 {
+            let mut best = 0;
+            for k in 1..m - 1 {
+                if ranks[k] < ranks[best] {
+                    best = k;
+                }
+            }
+            if ranks[best] == NONE {
+                break;
+            }
+            ids[best] = ranks[best];
+            starts.copy_within(best + 2..=m, best + 1);
+            ids.copy_within(best + 2..m, best + 1);
+            ranks.copy_within(best + 2..m, best + 1);
+            m -= 1;
+            let span = |a: usize, b: usize| &piece[starts[a] as usize..starts[b] as usize];
+            if best > 0 {
+                ranks[best - 1] = self.slice_rank(span(best - 1, best + 1));
+            }
+            ranks[best] = if best + 1 < m { self.slice_rank(span(best, best + 2)) } else { NONE };
+        }
+        out.extend_from_slice(&ids[..m]);
+    }
+
+    /// The same rule for long pieces: a linked list of symbols (named by their first byte) and a
+    /// min-heap of (rank, position), stale entries skipped.
+    fn merge_ranked_heap(&self, piece: &[u8], out: &mut Vec<u32>) {
+        let n = piece.len();
+        const END: usize = usize::MAX;
+        let mut next: Vec<usize> = (1..=n).collect();
+        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+        let mut ids: Vec<u32> = piece.iter().map(|&b| self.byte_ids[b as usize]).collect();
+        let mut alive = vec![true; n];
+        let end_of = |next: &[usize], s: usize| if next[s] >= n { n } else { next[s] };
+        let mut heap = BinaryHeap::with_capacity(n);
+        for k in 0..n - 1 {
+            let rank = self.slice_rank(&piece[k..k + 2]);
+            if rank != NONE {
+                heap.push(Reverse((rank, k, k + 2)));
+            }
+        }
+        while let Some(Reverse((rank, left, right_end))) = heap.pop() {
+            if !alive[left] || next[left] >= n {
+                continue;
+            }
+            let right = next[left];
+            if end_of(&next, right) != right_end {
+                continue;
+            }
+            ids[left] = rank;
+            alive[right] = false;
+            next[left] = next[right];
+            if next[right] < n {
+                prev[next[right]] = left;
+            }
+            let p = prev[left];
+            if p != END {
+                let rank = self.slice_rank(&piece[p..right_end]);
+                if rank != NONE {
+                    heap.push(Reverse((rank, p, right_end)));
+                }
+            }
+            if next[left] < n {
+                let far_end = end_of(&next, next[left]);
+                let rank = self.slice_rank(&piece[left..far_end]);
+                if rank != NONE {
+                    heap.push(Reverse((rank, left, far_end)));
+                }
+            }
+        }
+        out.extend((0..n).filter(|&k| alive[k]).map(|k| ids[k]));
+    }
+}
