@@ -17,6 +17,9 @@ pub struct Vocab {
     /// the core's L2 cache. Ids follow merge order, so small ids are the frequent tokens, and
     /// most look-ups end here instead of missing the cache in `short_ids`.
     hot: HotTable,
+    /// One bit per hash of every short token: most look-ups of byte pairs during merging ask
+    /// for strings that are not tokens, and this answers "no" from 128 KiB that stay cached.
+    maybe_short: KeyFilter,
     specials: Vec<(String, u32)>,
 }
 
@@ -25,6 +28,38 @@ const MID: usize = 15;
 /// Short tokens with ids below this also live in the hot table (16 Ki slots of 16 bytes).
 const HOT_IDS: u32 = 6144;
 const HOT_SLOTS: usize = 1 << 14;
+
+const FILTER_BITS: usize = 1 << 20;
+
+/// A one-hash Bloom filter over short-token keys.
+#[derive(Debug, Clone)]
+struct KeyFilter {
+    words: Vec<u64>,
+}
+
+impl Default for KeyFilter {
+    fn default() -> Self {
+        KeyFilter { words: vec![0; FILTER_BITS / 64] }
+    }
+}
+
+impl KeyFilter {
+    #[inline(always)]
+    fn bit(key: u64) -> usize {
+        (key.wrapping_mul(0xD6E8_FEB8_6659_FD93) >> (64 - FILTER_BITS.trailing_zeros())) as usize
+    }
+
+    fn insert(&mut self, key: u64) {
+        let b = Self::bit(key);
+        self.words[b / 64] |= 1 << (b % 64);
+    }
+
+    #[inline(always)]
+    fn contains(&self, key: u64) -> bool {
+        let b = Self::bit(key);
+        self.words[b / 64] & (1 << (b % 64)) != 0
+    }
+}
 
 /// Open addressing with linear probing over (key, id) slots; key 0 marks an empty slot (real
 /// keys carry their length in the top byte, so they are never 0).
@@ -126,6 +161,7 @@ impl Vocab {
             if id < HOT_IDS {
                 self.hot.insert(short_key(bytes), id);
             }
+            self.maybe_short.insert(short_key(bytes));
         } else if bytes.len() <= MID {
             self.mid_ids.insert(mid_key(bytes), id);
         }
@@ -176,6 +212,9 @@ impl Vocab {
     pub fn id(&self, bytes: &[u8]) -> Option<u32> {
         if bytes.len() <= SHORT {
             let key = short_key(bytes);
+            if !self.maybe_short.contains(key) {
+                return None;
+            }
             self.hot.get(key).or_else(|| self.short_ids.get(&key).copied())
         } else if bytes.len() <= MID {
             self.mid_ids.get(&mid_key(bytes)).copied()

@@ -63,26 +63,31 @@ impl Bpe {
         Self::assemble(vocab, merges, pair_rank, options)
     }
 
-    /// A model from ranked tokens without a merge list (tiktoken): a token's id is its rank,
-    /// and every way of splitting a token into two tokens is a pair that merges into it.
+    /// A model from ranked tokens without a merge list (tiktoken): a token's id is its rank.
+    /// Encoding looks merged byte slices up in the vocabulary itself (`ranked.rs`), so no pair
+    /// table is built; `ranked_pairs` derives the merge list when another format needs one.
     pub fn from_ranks(vocab: Vocab, options: BpeOptions) -> Result<Self> {
-        let mut pair_rank = FxHashMap::default();
-        for (id, bytes) in vocab.ordinary() {
-            for k in 1..bytes.len() {
-                if let (Some(left), Some(right)) = (vocab.id(&bytes[..k]), vocab.id(&bytes[k..])) {
-                    pair_rank.insert((left, right), (id, id));
-                }
-            }
-        }
-        let mut model = Self::assemble(vocab, Vec::new(), pair_rank, options)?;
+        let mut model = Self::assemble(vocab, Vec::new(), FxHashMap::default(), options)?;
         model.rank_based = true;
         Ok(model)
     }
 
-    /// The pairs of the merge table as (left, right, rank), ordered by rank, then by the ids of
-    /// the parts: the merge list that other formats need when the model came without one.
+    /// The merges as (left, right, rank), ordered by rank, then by the ids of the parts. For a
+    /// rank-based model every split of a token into two tokens is a merge with the token's rank.
     pub fn ranked_pairs(&self) -> Vec<(u32, u32, u32)> {
-        let mut pairs: Vec<(u32, u32, u32)> = self.pair_rank.iter().map(|(&(l, r), &(rank, _))| (l, r, rank)).collect();
+        let mut pairs: Vec<(u32, u32, u32)> = if self.rank_based {
+            let mut pairs = Vec::new();
+            for (id, bytes) in self.vocab.ordinary() {
+                for k in 1..bytes.len() {
+                    if let (Some(l), Some(r)) = (self.vocab.id(&bytes[..k]), self.vocab.id(&bytes[k..])) {
+                        pairs.push((l, r, id));
+                    }
+                }
+            }
+            pairs
+        } else {
+            self.pair_rank.iter().map(|(&(l, r), &(rank, _))| (l, r, rank)).collect()
+        };
         pairs.sort_unstable_by_key(|&(l, r, rank)| (rank, l, r));
         pairs
     }

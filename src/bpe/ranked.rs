@@ -11,7 +11,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Pieces up to this many bytes merge with a scan over a stack array of ranks.
-const SCAN_LIMIT: usize = 64;
+const SCAN_LIMIT: usize = 32;
 const NONE: u32 = u32::MAX;
 
 impl Bpe {
@@ -31,40 +31,49 @@ impl Bpe {
         if n > SCAN_LIMIT {
             return self.merge_ranked_heap(piece, out);
         }
-        let mut starts = [0u8; SCAN_LIMIT + 1];
+        // Symbols are named by their first byte; `next` links them. A merged-away symbol keeps
+        // rank NONE, so the arrays never shift and the minimum is one vectorized pass.
+        let mut next = [0u8; SCAN_LIMIT + 1];
+        let mut prev = [0u8; SCAN_LIMIT];
         let mut ids = [0u32; SCAN_LIMIT];
         let mut ranks = [NONE; SCAN_LIMIT];
         for k in 0..n {
-            starts[k] = k as u8;
+            next[k] = (k + 1) as u8;
+            prev[k] = k.wrapping_sub(1) as u8;
             ids[k] = self.byte_ids[piece[k] as usize];
         }
-        starts[n] = n as u8;
         for k in 0..n - 1 {
             ranks[k] = self.slice_rank(&piece[k..k + 2]);
         }
-        let mut m = n;
-        while m > 1 {
-            let mut best = 0;
-            for k in 1..m - 1 {
-                if ranks[k] < ranks[best] {
-                    best = k;
-                }
-            }
-            if ranks[best] == NONE {
+        let live = &mut ranks[..n - 1];
+        loop {
+            let lowest = live.iter().copied().fold(NONE, u32::min);
+            if lowest == NONE {
                 break;
             }
-            ids[best] = ranks[best];
-            starts.copy_within(best + 2..=m, best + 1);
-            ids.copy_within(best + 2..m, best + 1);
-            ranks.copy_within(best + 2..m, best + 1);
-            m -= 1;
-            let span = |a: usize, b: usize| &piece[starts[a] as usize..starts[b] as usize];
-            if best > 0 {
-                ranks[best - 1] = self.slice_rank(span(best - 1, best + 1));
+            let left = live.iter().position(|&r| r == lowest).expect("minimum is present");
+            let right = next[left] as usize;
+            let after = next[right] as usize;
+            ids[left] = lowest;
+            next[left] = after as u8;
+            if after < n {
+                prev[after] = left as u8;
             }
-            ranks[best] = if best + 1 < m { self.slice_rank(span(best, best + 2)) } else { NONE };
+            if right < n - 1 {
+                live[right] = NONE;
+            }
+            // The new symbol spans left..after; re-rank it with each neighbour.
+            live[left] = if after < n { self.slice_rank(&piece[left..next[after] as usize]) } else { NONE };
+            if left > 0 {
+                let p = prev[left] as usize;
+                live[p] = self.slice_rank(&piece[p..after]);
+            }
         }
-        out.extend_from_slice(&ids[..m]);
+        let mut k = 0;
+        while k < n {
+            out.push(ids[k]);
+            k = next[k] as usize;
+        }
     }
 
     /// The same rule for long pieces: a linked list of symbols (named by their first byte) and a
