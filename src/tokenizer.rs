@@ -104,7 +104,8 @@ impl Tokenizer {
     /// Encodes `text` with tiktoken's rules: special tokens in `allowed` become their ids; any in
     /// `disallowed` that appears in the text is an error; the rest are ordinary text.
     pub fn encode(&self, text: &str, allowed: &SpecialSet, disallowed: &SpecialSet) -> Result<Vec<u32>> {
-        if self.splitter.specials.is_empty() {
+        let none = |set: &SpecialSet| matches!(set, SpecialSet::Only(s) if s.is_empty());
+        if self.splitter.specials.is_empty() || (none(allowed) && none(disallowed)) {
             return self.encode_ordinary(text);
         }
         let mut out = Vec::with_capacity(text.len() / 3);

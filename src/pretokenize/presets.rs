@@ -46,10 +46,26 @@ impl<'a> Scan<'a> {
         self.at_multibyte(i)
     }
 
-    #[inline(never)]
+    /// Decodes the character at `i` by hand: the text is a `str`, so it is valid UTF-8 and the
+    /// lead byte alone gives the width.
+    #[inline]
     fn at_multibyte(&self, i: usize) -> (char, u8, usize) {
-        let c = self.text[i..].chars().next().expect("char boundary inside text");
-        (c, self.classes.get(c), c.len_utf8())
+        let b = self.text.as_bytes();
+        let lead = b[i] as u32;
+        let (cp, w) = if lead < 0xE0 {
+            (((lead & 0x1F) << 6) | (b[i + 1] as u32 & 0x3F), 2)
+        } else if lead < 0xF0 {
+            (((lead & 0x0F) << 12) | ((b[i + 1] as u32 & 0x3F) << 6) | (b[i + 2] as u32 & 0x3F), 3)
+        } else {
+            let cp = ((lead & 0x07) << 18)
+                | ((b[i + 1] as u32 & 0x3F) << 12)
+                | ((b[i + 2] as u32 & 0x3F) << 6)
+                | (b[i + 3] as u32 & 0x3F);
+            (cp, 4)
+        };
+        // SAFETY: decoded from valid UTF-8 at a char boundary, so `cp` is a scalar value.
+        let c = unsafe { char::from_u32_unchecked(cp) };
+        (c, self.classes.get(c), w)
     }
 
     #[inline(always)]
