@@ -10,8 +10,10 @@ use crate::tokenizer::{Model, SpecialSet, Tokenizer};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyList, PyString};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, TryRecvError};
 use std::sync::Arc;
 
 #[pyclass(frozen, module = "tokenmill._core")]
@@ -67,19 +69,75 @@ impl CoreTokenizer {
         py.detach(|| self.inner.encode(text, &allowed, &disallowed)).map_err(to_py)
     }
 
+    /// Encodes texts on Rust threads while this thread, holding the GIL, turns finished results
+    /// into Python lists: building the lists is a third of the work and can only happen under
+    /// the GIL, so overlapping it with encoding is what lets two threads approach twice the speed.
     #[pyo3(signature = (texts, allowed_special, disallowed_special, num_threads=None))]
-    fn encode_batch(
+    fn encode_batch<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         texts: Vec<PyBackedStr>,
         allowed_special: &Bound<'_, PyAny>,
         disallowed_special: &Bound<'_, PyAny>,
         num_threads: Option<usize>,
-    ) -> PyResult<Vec<Vec<u32>>> {
+    ) -> PyResult<Bound<'py, PyList>> {
         let allowed = special_set(allowed_special)?;
         let disallowed = special_set(disallowed_special)?;
         let texts: Vec<&str> = texts.iter().map(|t| &**t).collect();
-        py.detach(|| self.inner.encode_batch(&texts, &allowed, &disallowed, num_threads)).map_err(to_py)
+        let n = texts.len();
+        let threads = num_threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |c| c.get()))
+            .clamp(1, n.max(1));
+        if threads == 1 {
+            let batch = py.detach(|| self.inner.encode_batch(&texts, &allowed, &disallowed, Some(1))).map_err(to_py)?;
+            return PyList::new(py, batch.iter().map(|ids| PyList::new(py, ids)).collect::<PyResult<Vec<_>>>()?);
+        }
+        let out = PyList::new(py, (0..n).map(|_| py.None()))?;
+        let next = AtomicUsize::new(0);
+        let (tx, mut rx) = mpsc::sync_channel::<(usize, crate::Result<Vec<u32>>)>(1024);
+        let mut first_error = None;
+        std::thread::scope(|scope| -> PyResult<()> {
+            for _ in 0..threads {
+                let (tx, next, texts, inner) = (tx.clone(), &next, &texts, &self.inner);
+                let (allowed, disallowed) = (&allowed, &disallowed);
+                scope.spawn(move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= texts.len() || tx.send((i, inner.encode(texts[i], allowed, disallowed))).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(tx);
+            loop {
+                let message = match rx.try_recv() {
+                    Ok(message) => message,
+                    Err(TryRecvError::Disconnected) => break,
+                    Err(TryRecvError::Empty) => {
+                        // Nothing ready: wait without the GIL (the receiver moves in and out).
+                        let (back, message) = py.detach(move || {
+                            let message = rx.recv();
+                            (rx, message)
+                        });
+                        rx = back;
+                        match message {
+                            Ok(message) => message,
+                            Err(_) => break,
+                        }
+                    }
+                };
+                match message {
+                    (i, Ok(ids)) => out.set_item(i, PyList::new(py, ids)?)?,
+                    (_, Err(e)) => {
+                        first_error.get_or_insert(e);
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        match first_error {
+            Some(e) => Err(to_py(e)),
+            None => Ok(out),
+        }
     }
 
     fn decode_bytes<'py>(&self, py: Python<'py>, ids: Vec<u32>) -> PyResult<Bound<'py, PyBytes>> {
