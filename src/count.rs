@@ -61,6 +61,135 @@ impl WordCounts {
     pub fn get(&self, word: &[u8]) -> u64 {
         self.counts.get(word).copied().unwrap_or(0)
     }
+
+    /// The `n` most frequent words, ties broken by bytes (deterministic).
+    pub fn most_common(&self, n: usize) -> Vec<(&[u8], u64)> {
+        let mut all: Vec<(&[u8], u64)> = self.iter().collect();
+        all.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        all.truncate(n);
+        all
+    }
+
+    /// Approximate heap bytes held: the word bytes plus the table's per-entry overhead.
+    pub fn memory_bytes(&self) -> u64 {
+        self.counts.keys().map(|w| w.len() as u64 + ENTRY_OVERHEAD).sum()
+    }
+
+    /// Drops the rarest words until about `budget` bytes remain; returns (words, count mass)
+    /// dropped. Words with equal counts go in byte order, so the result is deterministic.
+    pub fn prune_to(&mut self, budget: u64) -> (u64, u64) {
+        let mut used = self.memory_bytes();
+        if used <= budget {
+            return (0, 0);
+        }
+        let mut by_rarity: Vec<(u64, Box<[u8]>)> = self.counts.iter().map(|(w, &n)| (n, w.clone())).collect();
+        by_rarity.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.cmp(&a.1)));
+        let (mut words, mut mass) = (0, 0);
+        for (n, w) in by_rarity {
+            if used <= budget {
+                break;
+            }
+            self.counts.remove(&w);
+            used -= w.len() as u64 + ENTRY_OVERHEAD;
+            words += 1;
+            mass += n;
+        }
+        (words, mass)
+    }
+
+    /// The compact binary form: a header (magic, format version, metadata as JSON), then each
+    /// word as LEB128 length, bytes, LEB128 count, in byte order so equal tables give equal files.
+    pub fn to_bytes(&self, metadata: &str) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.counts.len() * 12 + 64);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&COUNTS_VERSION.to_le_bytes());
+        put_varint(&mut out, metadata.len() as u64);
+        out.extend_from_slice(metadata.as_bytes());
+        put_varint(&mut out, self.text_bytes);
+        put_varint(&mut out, self.counts.len() as u64);
+        let mut words: Vec<(&[u8], u64)> = self.iter().collect();
+        words.sort_unstable();
+        for (w, n) in words {
+            put_varint(&mut out, w.len() as u64);
+            out.extend_from_slice(w);
+            put_varint(&mut out, n);
+        }
+        out
+    }
+
+    /// Reads `to_bytes` output; `path` names the source in errors. Returns the metadata too.
+    pub fn from_bytes(data: &[u8], path: &Path) -> Result<(WordCounts, String)> {
+        let bad = |reason: &str| Error::Format {
+            path: path.to_path_buf(),
+            format: "tokenmill word-count",
+            reason: reason.to_string(),
+        };
+        if data.len() < 8 || &data[..4] != MAGIC {
+            return Err(bad("no TMWC header"));
+        }
+        let version = u32::from_le_bytes(data[4..8].try_into().expect("4 bytes"));
+        if version != COUNTS_VERSION {
+            return Err(bad(&format!("format version {version}; this tokenmill reads {COUNTS_VERSION}")));
+        }
+        let mut r = Reader { data, pos: 8 };
+        let meta_len = r.varint().ok_or_else(|| bad("truncated header"))? as usize;
+        let meta = r.take(meta_len).ok_or_else(|| bad("truncated header"))?;
+        let meta = String::from_utf8(meta.to_vec()).map_err(|_| bad("metadata is not UTF-8"))?;
+        let text_bytes = r.varint().ok_or_else(|| bad("truncated header"))?;
+        let n = r.varint().ok_or_else(|| bad("truncated header"))?;
+        let mut counts = WordCounts { text_bytes, ..Default::default() };
+        for k in 0..n {
+            let truncated = || bad(&format!("truncated at word {k} of {n}"));
+            let len = r.varint().ok_or_else(truncated)? as usize;
+            let word = r.take(len).ok_or_else(truncated)?;
+            let count = r.varint().ok_or_else(truncated)?;
+            counts.add(word, count);
+        }
+        if r.pos != data.len() {
+            return Err(bad("trailing bytes after the last word"));
+        }
+        Ok((counts, meta))
+    }
+}
+
+const MAGIC: &[u8; 4] = b"TMWC";
+const COUNTS_VERSION: u32 = 1;
+/// Hash-table slot, box header and allocator rounding per unique word, measured roughly.
+const ENTRY_OVERHEAD: u64 = 48;
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn varint(&mut self) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = *self.data.get(self.pos)?;
+            self.pos += 1;
+            v |= ((b & 0x7F) as u64) << shift;
+            if b < 0x80 {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.pos.checked_add(n)?;
+        let out = self.data.get(self.pos..end)?;
+        self.pos = end;
+        Some(out)
+    }
 }
 
 /// The stages in front of a model, configured once and shared by counting and encoding.
@@ -137,23 +266,73 @@ impl WordSplitter {
         Ok(self.count_texts(&texts)?.merge(raw))
     }
 
-    /// Reads and counts files; `on_file` is told each file's size as it is done.
+    /// Reads and counts files (plain, `.gz` or `.zst`). With `text_field`, each line is a JSON
+    /// object whose field of that name is one document. `on_file` is told each file's size.
     pub fn count_files(
         &self,
         paths: &[PathBuf],
         byte_level: bool,
+        text_field: Option<&str>,
         on_file: &(dyn Fn(u64) -> Result<()> + Sync),
     ) -> Result<WordCounts> {
         paths
             .par_iter()
             .map(|path| {
-                let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-                let counts = self.count_bytes(&bytes, path, byte_level)?;
+                let bytes = read_corpus_file(path)?;
+                let counts = match text_field {
+                    None => self.count_bytes(&bytes, path, byte_level)?,
+                    Some(field) => self.count_json_lines(&bytes, path, field)?,
+                };
                 on_file(bytes.len() as u64)?;
                 Ok(counts)
             })
             .try_reduce(WordCounts::default, |a, b| Ok(a.merge(b)))
     }
+
+    /// Counts JSON Lines: every line is an object whose string field `field` is a document.
+    fn count_json_lines(&self, bytes: &[u8], path: &Path, field: &str) -> Result<WordCounts> {
+        let mut texts = Vec::new();
+        for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let bad = |reason: String| Error::Format {
+                path: path.to_path_buf(),
+                format: "JSON Lines",
+                reason: format!("line {}: {reason}", n + 1),
+            };
+            let value: serde_json::Value = serde_json::from_slice(line).map_err(|e| bad(e.to_string()))?;
+            match value.get(field) {
+                Some(serde_json::Value::String(text)) => texts.push(text.clone()),
+                Some(serde_json::Value::Null) => {}
+                _ => return Err(bad(format!("no string field {field:?}"))),
+            }
+        }
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        self.count_texts(&texts)
+    }
+}
+
+/// A corpus file's bytes, decompressed by extension (`.gz`, `.zst`); errors name the file.
+pub fn read_corpus_file(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut out = Vec::new();
+    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let result = match extension {
+        "gz" => flate2::read::MultiGzDecoder::new(file).read_to_end(&mut out),
+        "zst" | "zstd" => zstd::Decoder::new(file).and_then(|mut d| d.read_to_end(&mut out)),
+        _ => std::io::BufReader::new(file).read_to_end(&mut out),
+    };
+    result.map_err(|e| match extension {
+        "gz" | "zst" | "zstd" => Error::Format {
+            path: path.to_path_buf(),
+            format: if extension == "gz" { "gzip" } else { "zstd" },
+            reason: format!("{e} (truncated or corrupt?)"),
+        },
+        _ => Error::io(path, e),
+    })?;
+    Ok(out)
 }
 
 /// Cuts `text` into pieces of about `target` bytes at line starts that begin with an ASCII
@@ -223,6 +402,32 @@ mod tests {
         assert_eq!(counts.get(b" ok"), 1);
         let err = s.count_bytes(bytes, Path::new("f.txt"), false).unwrap_err();
         assert_eq!(err.to_string(), "f.txt: invalid UTF-8 at byte offset 3");
+    }
+
+    #[test]
+    fn binary_form_round_trips_and_rejects_damage() {
+        let mut c = WordCounts::default();
+        c.add(b"hello", 3);
+        c.add(b"\xff\x00", u64::MAX / 3);
+        c.text_bytes = 99;
+        let bytes = c.to_bytes("{\"pattern\":\"cl100k\"}");
+        let (back, meta) = WordCounts::from_bytes(&bytes, Path::new("c.bin")).unwrap();
+        assert_eq!(meta, "{\"pattern\":\"cl100k\"}");
+        assert_eq!((back.get(b"hello"), back.get(b"\xff\x00"), back.text_bytes), (3, u64::MAX / 3, 99));
+        for cut in [3, 9, bytes.len() - 1] {
+            assert!(WordCounts::from_bytes(&bytes[..cut], Path::new("c.bin")).is_err(), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn pruning_drops_the_rarest_first() {
+        let mut c = WordCounts::default();
+        for (w, n) in [(&b"a"[..], 10), (b"b", 1), (b"c", 1), (b"d", 5)] {
+            c.add(w, n);
+        }
+        let (words, mass) = c.prune_to(2 * (1 + ENTRY_OVERHEAD));
+        assert_eq!((words, mass), (2, 2));
+        assert_eq!((c.get(b"a"), c.get(b"d"), c.len()), (10, 5, 2));
     }
 
     #[test]

@@ -19,6 +19,7 @@ from tokenmill._core import (
     __version__,
     split,
 )
+from tokenmill.counting import WordCounts, count_words
 from tokenmill.tokenizer import Tokenizer
 from tokenmill.training import train_bpe
 
@@ -32,7 +33,9 @@ __all__ = [
     "TokenIdError",
     "Tokenizer",
     "TokenmillError",
+    "WordCounts",
     "__version__",
+    "count_words",
     "split",
     "train_bpe",
 ]

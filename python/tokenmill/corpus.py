@@ -9,7 +9,7 @@ from __future__ import annotations
 import glob
 import os
 import sysconfig
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Union
 
@@ -73,8 +73,16 @@ def resolve_files(corpus: object) -> list[Path] | None:
     return None
 
 
-def count_into(counter: _core.WordCounter, corpus: object, show_progress: bool | None) -> None:
-    """Feeds `corpus` to `counter` in batches; Ctrl-C takes effect between batches."""
+def count_into(
+    counter: _core.WordCounter,
+    corpus: object,
+    show_progress: bool | None,
+    *,
+    text_field: str | None = None,
+    after_batch: Callable[[], None] = lambda: None,
+) -> None:
+    """Feeds `corpus` to `counter` in batches; Ctrl-C takes effect between batches, and
+    `after_batch` runs after each (to keep memory within a budget)."""
     if isinstance(corpus, Mapping):
         words = []
         for word, count in corpus.items():
@@ -87,7 +95,7 @@ def count_into(counter: _core.WordCounter, corpus: object, show_progress: bool |
         return
     files = resolve_files(corpus)
     if files is not None:
-        count_files(counter, files, show_progress)
+        count_files(counter, files, show_progress, text_field, after_batch)
         return
     if isinstance(corpus, (bytes, bytearray)) or not isinstance(corpus, Iterable):
         raise _core.CorpusError(
@@ -104,14 +112,22 @@ def count_into(counter: _core.WordCounter, corpus: object, show_progress: bool |
             size += len(text)
             if size >= _TEXT_BATCH_BYTES:
                 counter.add_texts(batch)
+                after_batch()
                 bar.update(size)
                 batch, size = [], 0
         if batch:
             counter.add_texts(batch)
+            after_batch()
             bar.update(size)
 
 
-def count_files(counter: _core.WordCounter, files: list[Path], show_progress: bool | None) -> None:
+def count_files(
+    counter: _core.WordCounter,
+    files: list[Path],
+    show_progress: bool | None,
+    text_field: str | None = None,
+    after_batch: Callable[[], None] = lambda: None,
+) -> None:
     sizes = []
     for f in files:
         try:
@@ -125,7 +141,9 @@ def count_files(counter: _core.WordCounter, files: list[Path], show_progress: bo
             batch.append(os.fspath(f))
             batch_bytes += size
             if batch_bytes >= _FILE_BATCH_BYTES:
-                bar.update(counter.add_files(batch))
+                bar.update(counter.add_files(batch, text_field))
+                after_batch()
                 batch, batch_bytes = [], 0
         if batch:
-            bar.update(counter.add_files(batch))
+            bar.update(counter.add_files(batch, text_field))
+            after_batch()

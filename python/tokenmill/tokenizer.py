@@ -141,6 +141,54 @@ class Tokenizer:
             ids.append(i)
         return ids
 
+    def truncated(self, vocab_size: int) -> Tokenizer:
+        """The tokenizer that training with this smaller `vocab_size` would have given: merges
+        form a prefix, so it keeps the special tokens, the base alphabet and the first merges.
+
+        >>> small = tok.truncated(1000)   # doctest: +SKIP
+        """
+        specials = self.special_tokens
+        special_ids = set(specials.values())
+        ordinary = self._ordinary_ids(special_ids)
+        keep_count = vocab_size - len(specials)
+        if self._core.is_rank_based:
+            base = sum(1 for i in ordinary if len(self._core.token_bytes(i)) == 1)
+        else:
+            made = {
+                self._core.token_id(self._core.token_bytes(a) + self._core.token_bytes(b))
+                for a, b in self._core.merge_ids()
+            }
+            base = sum(1 for i in ordinary if i not in made)
+        if not isinstance(vocab_size, int) or keep_count < max(base, 1) or vocab_size > self.vocab_size:
+            raise _core.ConfigError(
+                f"vocab_size must be between {len(specials) + max(base, 1)} and {self.vocab_size}, got {vocab_size!r}"
+            )
+        kept = set(ordinary[:keep_count])
+        tokens: list[bytes | None] = [None] * (max(kept) + 1)
+        for i in kept:
+            tokens[i] = self._core.token_bytes(i)
+        merges: list[tuple[int, int]] | None = None
+        if not self._core.is_rank_based:
+            merges = []
+            for a, b in self._core.merge_ids():
+                result = self._core.token_id(self._core.token_bytes(a) + self._core.token_bytes(b))
+                if result not in kept:
+                    break
+                merges.append((a, b))
+        core = _core.CoreTokenizer.from_parts(
+            tokens=tokens,
+            merges=merges,
+            special_tokens=list(specials.items()),
+            pattern=self.pattern,
+            keep_gaps=self._core.keeps_gaps,
+            normalizer=self.normalizer,
+            byte_level=self.byte_level,
+            end_of_word_suffix=self.end_of_word_suffix,
+            unk_token=self.unk_token,
+            whole_piece_first=self._core.whole_piece_first,
+        )
+        return type(self)(core)
+
     # -- encoding ----------------------------------------------------------------------------
     def encode(
         self,

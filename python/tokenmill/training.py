@@ -27,8 +27,9 @@ def train_bpe(
 ) -> Tokenizer:
     """Trains a BPE tokenizer.
 
-    `corpus` is a path, glob, directory, list of paths, iterable of strings, or a mapping
-    word → count of already split words (then no pre-tokenization is applied). Give
+    `corpus` is a path, glob, directory, list of paths, iterable of strings, a `WordCounts`
+    from `count_words` (its pattern and normalizer are used), or a mapping word → count of
+    already split words (then no pre-tokenization is applied). Give
     `vocab_size` (tokens in all, special tokens included) or `num_merges`.
     `pattern` is a pre-tokenizer preset (`gpt2`, `cl100k`, `o200k`, `whitespace`, `none`) or a regex.
     Byte-level BPE starts from the 256 bytes; character-level (`byte_level=False`) starts from
@@ -47,8 +48,14 @@ def train_bpe(
     specials = list(special_tokens)
     if isinstance(special_tokens, str) or not all(isinstance(s, str) and s for s in specials):
         raise _core.ConfigError("special_tokens must be a collection of non-empty strings")
-    counter = _core.WordCounter(pattern, normalizer, specials, byte_level)
-    count_into(counter, corpus, show_progress)
+    from tokenmill.counting import WordCounts
+
+    if isinstance(corpus, WordCounts):
+        # Counted already (perhaps elsewhere): train on those words, split the way they were.
+        counter = corpus._core
+    else:
+        counter = _core.WordCounter(pattern, normalizer, specials, byte_level)
+        count_into(counter, corpus, show_progress)
     total = num_merges if num_merges is not None else max((vocab_size or 0) - 256, 1)
     with Progress("merging", total, "", show_progress) as bar:
         core = _core.train_bpe(

@@ -20,10 +20,31 @@ use std::sync::Mutex;
 pub struct WordCounter {
     splitter: WordSplitter,
     byte_level: bool,
+    special_tokens: Vec<String>,
     counts: Mutex<WordCounts>,
 }
 
+/// What a counter was configured with, stored in word-count files.
+#[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+struct CounterConfig {
+    pattern: String,
+    keep_gaps: bool,
+    normalizer: String,
+    special_tokens: Vec<String>,
+    byte_level: bool,
+}
+
 impl WordCounter {
+    fn config(&self) -> CounterConfig {
+        CounterConfig {
+            pattern: self.splitter.pretokenizer.spec().to_string(),
+            keep_gaps: self.splitter.pretokenizer.keeps_gaps(),
+            normalizer: self.splitter.normalizer.spec(),
+            special_tokens: self.special_tokens.clone(),
+            byte_level: self.byte_level,
+        }
+    }
+
     fn absorb(&self, more: WordCounts) {
         let mut counts = self.counts.lock().expect("counter lock");
         let current = std::mem::take(&mut *counts);
@@ -38,10 +59,11 @@ impl WordCounter {
     fn new(pattern: &str, normalizer: &str, special_tokens: Vec<String>, byte_level: bool) -> PyResult<Self> {
         let pretokenizer = PreTokenizer::from_spec(pattern).map_err(to_py)?;
         let normalizer = Normalizer::from_spec(normalizer).map_err(to_py)?;
-        let specials: Vec<(String, u32)> = special_tokens.into_iter().map(|t| (t, 0)).collect();
+        let specials: Vec<(String, u32)> = special_tokens.iter().map(|t| (t.clone(), 0)).collect();
         Ok(WordCounter {
             splitter: WordSplitter { normalizer, pretokenizer, specials: SpecialTokens::new(&specials) },
             byte_level,
+            special_tokens,
             counts: Mutex::new(WordCounts::default()),
         })
     }
@@ -54,12 +76,103 @@ impl WordCounter {
         Ok(())
     }
 
-    /// Reads and counts a batch of files; returns the number of bytes read.
-    fn add_files(&self, py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<u64> {
-        let counts = py.detach(|| self.splitter.count_files(&paths, self.byte_level, &|_| Ok(()))).map_err(to_py)?;
+    /// Reads and counts a batch of files (plain, .gz, .zst; JSON Lines with `text_field`);
+    /// returns the number of text bytes read.
+    #[pyo3(signature = (paths, text_field=None))]
+    fn add_files(&self, py: Python<'_>, paths: Vec<PathBuf>, text_field: Option<&str>) -> PyResult<u64> {
+        let counts = py
+            .detach(|| self.splitter.count_files(&paths, self.byte_level, text_field, &|_| Ok(())))
+            .map_err(to_py)?;
         let bytes = counts.text_bytes;
         self.absorb(counts);
         Ok(bytes)
+    }
+
+    /// Adds the counts of another counter configured the same way.
+    fn merge(&self, other: &WordCounter) -> PyResult<()> {
+        if self.config() != other.config() {
+            return Err(to_py(Error::config(format!(
+                "cannot add word counts made differently: {:?} vs {:?}",
+                self.config(),
+                other.config()
+            ))));
+        }
+        let more = other.counts.lock().expect("counter lock").clone();
+        self.absorb(more);
+        Ok(())
+    }
+
+    /// A new counter with the same configuration and counts.
+    fn copy(&self) -> Self {
+        WordCounter {
+            splitter: self.splitter.clone(),
+            byte_level: self.byte_level,
+            special_tokens: self.special_tokens.clone(),
+            counts: Mutex::new(self.counts.lock().expect("counter lock").clone()),
+        }
+    }
+
+    /// The `n` most frequent words as (bytes, count).
+    fn most_common<'py>(&self, py: Python<'py>, n: usize) -> Vec<(Bound<'py, pyo3::types::PyBytes>, u64)> {
+        let counts = self.counts.lock().expect("counter lock");
+        counts.most_common(n).into_iter().map(|(w, c)| (pyo3::types::PyBytes::new(py, w), c)).collect()
+    }
+
+    /// Drops the rarest words until the table holds about `budget` bytes; returns
+    /// (words dropped, count mass dropped).
+    fn prune_to(&self, budget: u64) -> (u64, u64) {
+        self.counts.lock().expect("counter lock").prune_to(budget)
+    }
+
+    #[getter]
+    fn memory_bytes(&self) -> u64 {
+        self.counts.lock().expect("counter lock").memory_bytes()
+    }
+
+    #[getter]
+    fn pattern(&self) -> String {
+        self.splitter.pretokenizer.spec().to_string()
+    }
+
+    #[getter]
+    fn normalizer(&self) -> String {
+        self.splitter.normalizer.spec()
+    }
+
+    #[getter]
+    fn special_tokens(&self) -> Vec<String> {
+        self.special_tokens.clone()
+    }
+
+    #[getter]
+    fn byte_level(&self) -> bool {
+        self.byte_level
+    }
+
+    /// Writes the counts and the configuration (compact binary, versioned, atomic).
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let meta = serde_json::to_string(&self.config()).expect("config serializes");
+        let counts = self.counts.lock().expect("counter lock").clone();
+        py.detach(|| crate::serialize::write_atomically(&path, &counts.to_bytes(&meta))).map_err(to_py)
+    }
+
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let (counts, meta) = py
+            .detach(|| {
+                let data = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+                WordCounts::from_bytes(&data, &path)
+            })
+            .map_err(to_py)?;
+        let config: CounterConfig = serde_json::from_str(&meta).map_err(|e| {
+            to_py(Error::Format { path: path.clone(), format: "tokenmill word-count", reason: e.to_string() })
+        })?;
+        let mut counter = WordCounter::new(&config.pattern, &config.normalizer, config.special_tokens, config.byte_level)?;
+        if config.keep_gaps {
+            counter.splitter.pretokenizer = counter.splitter.pretokenizer.keeping_gaps();
+        }
+        counter.counts = Mutex::new(counts);
+        Ok(counter)
     }
 
     /// Adds words that are already split (no pre-tokenization) with their counts.
@@ -89,9 +202,9 @@ impl WordCounter {
         self.counts.lock().expect("counter lock").text_bytes
     }
 
-    /// The count of one word.
-    fn get(&self, word: &str) -> u64 {
-        self.counts.lock().expect("counter lock").get(word.as_bytes())
+    /// The count of one word (str or bytes).
+    fn get(&self, word: &[u8]) -> u64 {
+        self.counts.lock().expect("counter lock").get(word)
     }
 }
 
