@@ -335,9 +335,10 @@ pub fn read_corpus_file(path: &Path) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Cuts `text` into pieces of about `target` bytes at line starts that begin with an ASCII
-/// letter or digit: no preset pattern joins a newline to such a character, so the cut never
-/// changes the words. (A user regex that does would see words cut at these line starts.)
+/// Cuts `text` into pieces of about `target` bytes after a lone newline (no whitespace before
+/// it) that is followed by an ASCII letter or digit: no preset pattern joins a newline to such a
+/// character, and a newline alone is a whole piece whether or not the text ends after it, so the
+/// cut never changes the words. (A user regex that joins them would see words cut there.)
 pub fn split_for_threads(text: &str, target: usize) -> Vec<&str> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
@@ -346,7 +347,7 @@ pub fn split_for_threads(text: &str, target: usize) -> Vec<&str> {
         let mut cut = start + target;
         let mut found = None;
         while cut + 1 < bytes.len() {
-            if bytes[cut] == b'\n' && bytes[cut + 1].is_ascii_alphanumeric() {
+            if bytes[cut] == b'\n' && bytes[cut + 1].is_ascii_alphanumeric() && !bytes[cut - 1].is_ascii_whitespace() {
                 found = Some(cut + 1);
                 break;
             }
@@ -378,19 +379,25 @@ mod tests {
 
     #[test]
     fn counts_are_independent_of_chunking() {
-        let text = "fn main() {\n    let x = 1;\n}\n\nhello  world<|eot|>hello\n".repeat(5000);
-        let s = splitter("cl100k");
-        let mut one = WordCounts::default();
-        s.count_text(&text, &mut one).unwrap();
-        let chunks = split_for_threads(&text, 1000);
-        assert!(chunks.len() > 10);
-        let many = s.count_texts(&chunks).unwrap();
-        assert_eq!(one.len(), many.len());
-        for (w, n) in one.iter() {
-            assert_eq!(many.get(w), n, "{:?}", String::from_utf8_lossy(w));
+        let text = "fn main() {\n    let x = 1;\n}\n\nhello  world<|eot|>hello\nagain \nx\n".repeat(5000);
+        // Here every newline before a letter follows another newline: no safe cut exists.
+        let blank_lines = "a b c\n\nd e f ".repeat(5000);
+        let no_cut = split_for_threads(&blank_lines, 1000);
+        assert_eq!(no_cut.len(), 1, "a newline after whitespace is no place to cut");
+        for pattern in ["gpt2", "cl100k", "o200k"] {
+            let s = splitter(pattern);
+            let mut one = WordCounts::default();
+            s.count_text(&text, &mut one).unwrap();
+            let chunks = split_for_threads(&text, 1000);
+            assert!(chunks.len() > 10);
+            let many = s.count_texts(&chunks).unwrap();
+            assert_eq!(one.len(), many.len());
+            for (w, n) in one.iter() {
+                assert_eq!(many.get(w), n, "{pattern}: {:?}", String::from_utf8_lossy(w));
+            }
+            assert_eq!(one.get(b"<|eot|>"), 0, "special tokens are not counted as words");
+            assert_eq!(one.get(b"hello"), 10_000);
         }
-        assert_eq!(one.get(b"<|eot|>"), 0, "special tokens are not counted as words");
-        assert_eq!(one.get(b"hello"), 10_000);
     }
 
     #[test]
