@@ -118,6 +118,18 @@ impl<'a> Scan<'a> {
         i
     }
 
+    /// `\p{N}{1,3}` after its first digit: up to two more numeric characters from `j`.
+    #[inline]
+    fn up_to_two_more_numbers(&self, mut j: usize) -> usize {
+        for _ in 0..2 {
+            if self.class_at(j) & NUMBER == 0 {
+                break;
+            }
+            j += self.at(j).2;
+        }
+        j
+    }
+
     /// Byte offset of the last character before `i`.
     #[inline]
     fn prev(&self, mut i: usize) -> usize {
@@ -238,14 +250,7 @@ pub fn cl100k_piece_end(text: &str, i: usize) -> usize {
     }
     // \p{N}{1,3}+
     if class & NUMBER != 0 {
-        let mut j = i + w;
-        for _ in 0..2 {
-            if s.class_at(j) & NUMBER == 0 {
-                break;
-            }
-            j += s.at(j).2;
-        }
-        return j;
+        return s.up_to_two_more_numbers(i + w);
     }
     // ` ?[^\s\p{L}\p{N}]++[\r\n]*+`
     let body = if c == ' ' { i + 1 } else { i };
@@ -291,14 +296,7 @@ pub fn o200k_piece_end(text: &str, i: usize) -> usize {
     }
     // \p{N}{1,3}
     if class & NUMBER != 0 {
-        let mut j = next;
-        for _ in 0..2 {
-            if s.class_at(j) & NUMBER == 0 {
-                break;
-            }
-            j += s.at(j).2;
-        }
-        return j;
+        return s.up_to_two_more_numbers(next);
     }
     // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
     let body = if c == ' ' { next } else { i };
