@@ -83,8 +83,7 @@ def main() -> None:
     for name, body in TRAINERS.items():
         if args.only and name not in args.only:
             continue
-        script = CHILD.format(files=args.files, vocab=args.vocab_size, pattern=args.pattern,
-                              body=textwrap.dedent(body))
+        script = CHILD.format(files=args.files, vocab=args.vocab_size, pattern=args.pattern, body=textwrap.dedent(body))
         run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
         if run.returncode != 0:
             reason = (run.stdout + run.stderr).strip().splitlines()[-1:] or ["failed"]
@@ -92,15 +91,19 @@ def main() -> None:
             continue
         results[name] = json.loads(run.stdout.strip().splitlines()[-1])
         r = results[name]
-        print(f"  {name:<14} {r['seconds']:7.1f} s  peak {r['peak_gb']:5.2f} GB  {r['bytes_per_token']:.4f} bytes/token",
-              flush=True)
+        print(
+            f"  {name:<14} {r['seconds']:7.1f} s  peak {r['peak_gb']:5.2f} GB  {r['bytes_per_token']:.4f} bytes/token",
+            flush=True,
+        )
     ours = results.get("tokenmill")
     if ours:
         for name, r in results.items():
             if name != "tokenmill":
-                print(f"  tokenmill vs {name}: time {ours['seconds'] / r['seconds']:.2f}x, "
-                      f"memory {ours['peak_gb'] / r['peak_gb']:.2f}x, "
-                      f"bytes/token {100 * (ours['bytes_per_token'] / r['bytes_per_token'] - 1):+.2f}%")
+                print(
+                    f"  tokenmill vs {name}: time {ours['seconds'] / r['seconds']:.2f}x, "
+                    f"memory {ours['peak_gb'] / r['peak_gb']:.2f}x, "
+                    f"bytes/token {100 * (ours['bytes_per_token'] / r['bytes_per_token'] - 1):+.2f}%"
+                )
 
 
 if __name__ == "__main__":

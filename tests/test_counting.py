@@ -131,3 +131,27 @@ def test_truncated_tiktoken_vocabulary(stdlib_text: str) -> None:
         special_tokens=enc._special_tokens,
     )
     assert cut.encode_ordinary(stdlib_text[:50_000]) == small.encode_ordinary(stdlib_text[:50_000])
+
+
+@pytest.mark.parametrize("byte_level", [True, False])
+def test_continued_training_keeps_ids_and_equals_training_longer(stdlib_text: str, byte_level: bool) -> None:
+    text = [stdlib_text[:120_000]]
+    base = tokenmill.train_bpe(text, vocab_size=500, byte_level=byte_level, pattern="gpt2")
+    continued = tokenmill.train_bpe(text, vocab_size=800, base=base)
+    scratch = tokenmill.train_bpe(text, vocab_size=800, byte_level=byte_level, pattern="gpt2")
+    assert continued.merges == scratch.merges
+    assert continued.merges[: len(base.merges)] == base.merges
+    for i in range(base.n_vocab):
+        assert continued.decode_single_token_bytes(i) == base.decode_single_token_bytes(i)
+
+
+def test_continued_training_on_new_text_adds_its_characters(multilingual_text: str, stdlib_text: str) -> None:
+    base = tokenmill.train_bpe([stdlib_text[:50_000]], num_merges=50, byte_level=False, pattern="whitespace")
+    more = tokenmill.train_bpe([multilingual_text], num_merges=30, base=base)
+    assert len(more.merges) == 80 and more.merges[:50] == base.merges
+    assert more.decode(more.encode("Москва")) == "Москва"
+    with pytest.raises(tokenmill.ConfigError, match="merge list"):
+        from vocab_files import vocabulary_path
+
+        cl = tokenmill.Tokenizer.from_tiktoken(vocabulary_path("cl100k_base"), pattern="cl100k")
+        tokenmill.train_bpe(["x"], vocab_size=100_300, base=cl)

@@ -102,3 +102,18 @@ def test_word_count_mapping_skips_pre_tokenization() -> None:
     tok = tokenmill.train_bpe({"hello world": 10, "x": 1}, num_merges=12)
     # " w" is inside one word of the mapping, so it can be merged even though cl100k would split there.
     assert (b"o", b" ") in tok.merges or (b" ", b"w") in tok.merges
+
+
+def test_progress_reports_to_a_bar(capsys: pytest.CaptureFixture[str], stdlib_text: str) -> None:
+    import sys
+
+    tqdm_module = sys.modules.pop("tqdm.auto", None)
+    sys.modules["tqdm.auto"] = None  # type: ignore[assignment]  # force the built-in bar
+    try:
+        tokenmill.train_bpe(iter([stdlib_text[:100_000]]), vocab_size=400, show_progress=True)
+    finally:
+        del sys.modules["tqdm.auto"]
+        if tqdm_module is not None:
+            sys.modules["tqdm.auto"] = tqdm_module
+    err = capsys.readouterr().err
+    assert "counting" in err and "merging" in err and "144/144" in err

@@ -124,5 +124,6 @@ def train_bpe(
     min_frequency: int,
     max_token_length: int | None,
     progress: Callable[[int, int], object] | None,
+    base: CoreTokenizer | None = None,
 ) -> CoreTokenizer: ...
 def split(pattern: str, text: str) -> list[str]: ...

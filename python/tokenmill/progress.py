@@ -1,4 +1,5 @@
-"""A dependency-free progress bar on stderr (works in terminals; in Jupyter it redraws in place)."""
+"""Progress display: tqdm's (terminal or Jupyter widget) when tqdm is installed, else a small
+bar of our own on stderr. Shown by default in terminals and notebooks, hidden in pipes."""
 
 from __future__ import annotations
 
@@ -20,8 +21,17 @@ class Progress:
 
     def __init__(self, desc: str, total: int | None, unit: str = "", enabled: bool | None = None) -> None:
         self.desc, self.total, self.unit, self.done = desc, total, unit, 0
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        in_notebook = "ipykernel" in sys.modules
+        self.enabled = (sys.stderr.isatty() or in_notebook) if enabled is None else enabled
         self.start = self._last = time.perf_counter()
+        self._tqdm = None
+        if self.enabled:
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:
+                pass
+            else:
+                self._tqdm = tqdm(total=total, desc=desc, unit=unit or "it", unit_scale=bool(unit), leave=True)
 
     def update(self, n: int = 1) -> None:
         self.set(self.done + n)
@@ -33,7 +43,12 @@ class Progress:
         now = time.perf_counter()
         if self.enabled and now - self._last >= 0.1:
             self._last = now
-            self._draw(now)
+            if self._tqdm is not None:
+                self._tqdm.total = self.total
+                self._tqdm.n = done
+                self._tqdm.refresh()
+            else:
+                self._draw(now)
 
     def _draw(self, now: float, end: str = "") -> None:
         elapsed = max(now - self.start, 1e-9)
@@ -48,7 +63,10 @@ class Progress:
         sys.stderr.flush()
 
     def close(self) -> None:
-        if self.enabled:
+        if self._tqdm is not None:
+            self._tqdm.n = self.done
+            self._tqdm.close()
+        elif self.enabled:
             self._draw(time.perf_counter(), end="\n")
 
     def __enter__(self) -> Progress:

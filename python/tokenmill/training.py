@@ -24,6 +24,7 @@ def train_bpe(
     min_frequency: int = 1,
     max_token_length: int | None = None,
     show_progress: bool | None = None,
+    base: Tokenizer | None = None,
 ) -> Tokenizer:
     """Trains a BPE tokenizer.
 
@@ -35,6 +36,8 @@ def train_bpe(
     Byte-level BPE starts from the 256 bytes; character-level (`byte_level=False`) starts from
     the characters seen, with an optional end-of-word symbol such as ``"</w>"``.
     Special tokens get ids 0, 1, … in the order given and are never split or merged.
+    With `base`, training continues from that tokenizer: its ids and merges are kept, its
+    pre-tokenizer, normalizer and byte/character level are used, and `vocab_size` is the new total.
 
     >>> tok = train_bpe({"cat": 3, "mat": 2}, num_merges=2, byte_level=False)
     >>> tok.merges
@@ -50,6 +53,11 @@ def train_bpe(
         raise _core.ConfigError("special_tokens must be a collection of non-empty strings")
     from tokenmill.counting import WordCounts
 
+    if base is not None:
+        if base._core.keeps_gaps:
+            raise _core.ConfigError("continued training from a tokenizer whose regex keeps gaps is not supported")
+        pattern, normalizer, byte_level = base.pattern, base.normalizer, base.byte_level
+        end_of_word_suffix, unk_token = base.end_of_word_suffix, base.unk_token
     if isinstance(corpus, WordCounts):
         # Counted already (perhaps elsewhere): train on those words, split the way they were.
         counter = corpus._core
@@ -69,5 +77,6 @@ def train_bpe(
             min_frequency=min_frequency,
             max_token_length=max_token_length,
             progress=bar.set,
+            base=None if base is None else base._core,
         )
     return Tokenizer(core)

@@ -43,6 +43,11 @@ impl Bpe {
         self.merge_tail(out, start);
     }
 
+    /// Applies this model's merges to a sequence of symbol ids in place.
+    pub fn merge_symbols(&self, symbols: &mut Vec<u32>) {
+        self.merge_tail(symbols, 0);
+    }
+
     fn push_chars(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
         let mut buf = [0u8; 4];
         for c in piece.chars() {

@@ -97,7 +97,76 @@ pub fn train(
         vocab.push_special(unk, None)?;
     }
     let words = initial_words(words, &options, &mut vocab)?;
+    merge_loop(vocab, words, Vec::new(), options, config, progress)
+}
+
+/// Continues training from `base`: every id and merge of `base` is kept, the words are first
+/// encoded with its merges, and new merges are learned on top. Characters `base` has never
+/// seen (character-level) join the alphabet, in code-point order, before the new merges.
+pub fn continue_training(
+    base: &Bpe,
+    words: &WordCounts,
+    config: &BpeTrainConfig,
+    progress: &mut dyn FnMut(TrainProgress) -> Result<()>,
+) -> Result<Bpe> {
+    if base.is_rank_based() {
+        return Err(Error::config("continued training needs a tokenizer with a merge list, not a tiktoken vocabulary"));
+    }
+    if words.is_empty() {
+        return Err(Error::EmptyCorpus("no words to train on".into()));
+    }
+    let options = base.options().clone();
+    let mut vocab = base.vocab().clone();
+    for special in &config.special_tokens {
+        vocab.push_special(special, None)?;
+    }
+    let mut out = Vec::with_capacity(words.len());
+    if options.byte_level {
+        for (word, count) in words.iter() {
+            let mut symbols = Vec::with_capacity(word.len());
+            base.encode_bytes(word, &mut symbols);
+            out.push(Word { symbols, count });
+        }
+    } else {
+        let mut texts = Vec::with_capacity(words.len());
+        let mut unseen: Vec<char> = Vec::new();
+        let mut buf = [0u8; 4];
+        for (word, count) in words.iter() {
+            let text = std::str::from_utf8(word).map_err(|_| {
+                Error::config(format!("character-level training needs UTF-8 words; got {:?}", String::from_utf8_lossy(word)))
+            })?;
+            unseen.extend(text.chars().filter(|c| vocab.id(c.encode_utf8(&mut buf).as_bytes()).is_none()));
+            texts.push((text, count));
+        }
+        unseen.sort_unstable();
+        unseen.dedup();
+        for c in unseen {
+            vocab.push(c.encode_utf8(&mut buf).as_bytes());
+        }
+        let suffix_id = options.end_of_word_suffix.as_ref().and_then(|s| vocab.id(s.as_bytes()));
+        texts.sort_unstable();
+        for (text, count) in texts {
+            let mut symbols: Vec<u32> =
+                text.chars().map(|c| vocab.id(c.encode_utf8(&mut buf).as_bytes()).expect("alphabet holds it")).collect();
+            symbols.extend(suffix_id);
+            base.merge_symbols(&mut symbols);
+            out.push(Word { symbols, count });
+        }
+    }
+    merge_loop(vocab, out, base.merges().to_vec(), options, config, progress)
+}
+
+/// The merge loop shared by fresh and continued training.
+fn merge_loop(
+    mut vocab: Vocab,
+    words: Vec<Word>,
+    mut merges: Vec<Pair>,
+    options: BpeOptions,
+    config: &BpeTrainConfig,
+    progress: &mut dyn FnMut(TrainProgress) -> Result<()>,
+) -> Result<Bpe> {
     let base = vocab.len();
+    let merges_before = merges.len();
     let target_merges = match (config.vocab_size, config.num_merges) {
         (Some(_), Some(_)) => return Err(Error::config("give vocab_size or num_merges, not both")),
         (None, None) => return Err(Error::config("give vocab_size or num_merges")),
@@ -114,7 +183,7 @@ pub fn train(
     // With vocab_size, merges whose result is already a token do not count towards the size.
     let done = |merges: usize, vocab: &Vocab| match config.vocab_size {
         Some(size) => vocab.len() >= size,
-        None => merges >= target_merges,
+        None => merges - merges_before >= target_merges,
     };
     let max_len = config.max_token_length.unwrap_or(usize::MAX);
     if max_len == 0 {
@@ -150,7 +219,7 @@ pub fn train(
         })
         .collect();
 
-    let mut merges: Vec<Pair> = Vec::with_capacity(target_merges);
+    merges.reserve(target_merges);
     let mut reported = 0u64;
     let report_every = (target_merges as u64 / 200).max(1);
     while !done(merges.len(), &vocab) {
@@ -184,12 +253,14 @@ pub fn train(
                 right: token_bytes[pair.1 as usize].clone(),
             });
         }
-        if merges.len() as u64 - reported >= report_every {
-            reported = merges.len() as u64;
+        let learned = (merges.len() - merges_before) as u64;
+        if learned - reported >= report_every {
+            reported = learned;
             progress(TrainProgress { merges_done: reported, merges_total: target_merges as u64 })?;
         }
     }
-    progress(TrainProgress { merges_done: merges.len() as u64, merges_total: target_merges as u64 })?;
+    let learned = (merges.len() - merges_before) as u64;
+    progress(TrainProgress { merges_done: learned, merges_total: target_merges as u64 })?;
     Bpe::from_merges(vocab, merges, options)
 }
 
@@ -407,6 +478,21 @@ mod tests {
         let merges = merge_strings(&model);
         let merges: Vec<(&str, &str)> = merges.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
         assert_eq!(merges, [("a", "a"), ("aa", "aa"), ("a", "b")]);
+    }
+
+    #[test]
+    fn continuing_equals_training_longer() {
+        let words = counts(&[("lowest", 4), ("newer", 3), ("wider", 2), ("low", 5), ("ünï", 2)]);
+        for byte_level in [true, false] {
+            let options = BpeOptions { byte_level, ..Default::default() };
+            let short = BpeTrainConfig { num_merges: Some(4), options: options.clone(), ..Default::default() };
+            let long = BpeTrainConfig { num_merges: Some(9), options, ..Default::default() };
+            let base = train(&words, &short, &mut |_| Ok(())).unwrap();
+            let more = BpeTrainConfig { num_merges: Some(5), ..long.clone() };
+            let continued = continue_training(&base, &words, &more, &mut |_| Ok(())).unwrap();
+            let scratch = train(&words, &long, &mut |_| Ok(())).unwrap();
+            assert_eq!(merge_strings(&continued), merge_strings(&scratch), "byte_level={byte_level}");
+        }
     }
 
     #[test]

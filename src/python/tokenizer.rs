@@ -26,7 +26,7 @@ impl CoreTokenizer {
         CoreTokenizer { inner: Arc::new(inner) }
     }
 
-    fn bpe(&self) -> &Bpe {
+    pub(crate) fn bpe(&self) -> &Bpe {
         let Model::Bpe(bpe) = self.inner.model();
         bpe
     }

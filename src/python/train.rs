@@ -212,7 +212,7 @@ impl WordCounter {
 /// the way the counter did. `progress(done, total)` is called now and then.
 #[pyfunction]
 #[pyo3(signature = (counter, *, vocab_size, num_merges, byte_level, end_of_word_suffix, unk_token,
-                    special_tokens, min_frequency, max_token_length, progress))]
+                    special_tokens, min_frequency, max_token_length, progress, base=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_bpe(
     py: Python<'_>,
@@ -226,6 +226,7 @@ pub fn train_bpe(
     min_frequency: u64,
     max_token_length: Option<usize>,
     progress: Option<Py<PyAny>>,
+    base: Option<PyRef<'_, CoreTokenizer>>,
 ) -> PyResult<CoreTokenizer> {
     if byte_level && (end_of_word_suffix.is_some() || unk_token.is_some()) {
         return Err(to_py(Error::config(
@@ -258,7 +259,11 @@ pub fn train_bpe(
             })
         })
     };
-    let result = py.detach(|| train::train(&counts, &config, &mut report));
+    let base_model = base.as_ref().map(|b| b.bpe().clone());
+    let result = py.detach(|| match &base_model {
+        Some(model) => train::continue_training(model, &counts, &config, &mut report),
+        None => train::train(&counts, &config, &mut report),
+    });
     let model = match result {
         Ok(model) => model,
         Err(Error::Interrupted) => return Err(python_error.unwrap_or_else(|| to_py(Error::Interrupted))),
