@@ -13,15 +13,12 @@
 //! Ties between equal counts break on bytes: the smaller left token, then the smaller right
 //! token, so the result never depends on thread count, hash order or corpus order.
 
+use super::merge_state::{Candidate, MergeState, Pair, PairHeap, Word};
 use super::{Bpe, BpeOptions};
 use crate::count::WordCounts;
 use crate::error::{Error, Result};
 use crate::vocab::Vocab;
-use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-use std::rc::Rc;
 
 /// Everything that decides what BPE training learns. Shared by the Python API and the CLI.
 #[derive(Debug, Clone, Default)]
@@ -45,41 +42,6 @@ pub struct TrainProgress {
     pub merges_done: u64,
     pub merges_total: u64,
 }
-
-type Pair = (u32, u32);
-
-struct Word {
-    symbols: Vec<u32>,
-    count: u64,
-}
-
-/// A heap entry; `Ord` puts the pair to merge next on top.
-struct Candidate {
-    count: u64,
-    pair: Pair,
-    left: Rc<[u8]>,
-    right: Rc<[u8]>,
-}
-
-impl Ord for Candidate {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.count
-            .cmp(&other.count)
-            .then_with(|| other.left.cmp(&self.left))
-            .then_with(|| other.right.cmp(&self.right))
-    }
-}
-impl PartialOrd for Candidate {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl PartialEq for Candidate {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Candidate {}
 
 /// Trains a BPE model on counted words. `progress` is called now and then; an error it returns
 /// (such as Ctrl-C seen by Python) stops training.
@@ -204,54 +166,44 @@ fn merge_loop(
     };
 
     let mut state = MergeState::new(words);
-    let mut token_bytes: Vec<Rc<[u8]>> = (0..vocab.n_vocab() as u32)
-        .map(|id| Rc::from(vocab.token_bytes(id).unwrap_or_default()))
-        .collect();
-    let mut heap: BinaryHeap<Candidate> = state
+    let mut token_bytes: Vec<Vec<u8>> =
+        (0..vocab.n_vocab() as u32).map(|id| vocab.token_bytes(id).unwrap_or_default().to_vec()).collect();
+    let candidates = state
         .pair_counts
         .iter()
-        .filter(|&(_, &count)| count > 0)
-        .map(|(&pair, &count)| Candidate {
-            count,
-            pair,
-            left: token_bytes[pair.0 as usize].clone(),
-            right: token_bytes[pair.1 as usize].clone(),
-        })
+        .filter(|&(_, &count)| count >= min_frequency)
+        .map(|(&pair, &count)| Candidate { count, pair })
         .collect();
+    let mut heap = PairHeap::new(candidates, &token_bytes);
 
     merges.reserve(target_merges);
     let mut reported = 0u64;
     let report_every = (target_merges as u64 / 200).max(1);
     while !done(merges.len(), &vocab) {
-        let Some(top) = heap.pop() else { break };
+        let Some(top) = heap.pop(&token_bytes) else { break };
         let current = state.pair_counts.get(&top.pair).copied().unwrap_or(0);
         if current != top.count {
-            if current > 0 {
-                heap.push(Candidate { count: current, ..top });
+            // Counts only fall while a pair waits in the heap: re-queue it at its true count.
+            if current >= min_frequency {
+                heap.push(Candidate { count: current, ..top }, &token_bytes);
             }
             continue;
         }
-        if current < min_frequency {
-            break;
-        }
-        let mut joined = top.left.to_vec();
-        joined.extend_from_slice(&top.right);
+        let mut joined = token_bytes[top.pair.0 as usize].clone();
+        joined.extend_from_slice(&token_bytes[top.pair.1 as usize]);
         if token_len(&joined) > max_len {
             continue;
         }
         let merged = vocab.push(&joined);
         if merged as usize == token_bytes.len() {
-            token_bytes.push(Rc::from(joined));
+            token_bytes.push(joined);
         }
         merges.push(top.pair);
         for pair in state.apply_merge(top.pair, merged) {
             let count = state.pair_counts[&pair];
-            heap.push(Candidate {
-                count,
-                pair,
-                left: token_bytes[pair.0 as usize].clone(),
-                right: token_bytes[pair.1 as usize].clone(),
-            });
+            if count >= min_frequency {
+                heap.push(Candidate { count, pair }, &token_bytes);
+            }
         }
         let learned = (merges.len() - merges_before) as u64;
         if learned - reported >= report_every {
@@ -302,128 +254,6 @@ fn initial_words(words: &WordCounts, options: &BpeOptions, vocab: &mut Vocab) ->
         }
     }
     Ok(out)
-}
-
-/// Words, pair counts and which words hold each pair.
-struct MergeState {
-    words: Vec<Word>,
-    pair_counts: FxHashMap<Pair, u64>,
-    where_pair: FxHashMap<Pair, Vec<u32>>,
-}
-
-impl MergeState {
-    fn new(words: Vec<Word>) -> Self {
-        let chunk = (words.len() / (rayon::current_num_threads() * 4)).max(1024);
-        let (pair_counts, where_pair) = words
-            .par_chunks(chunk)
-            .enumerate()
-            .map(|(k, slice)| {
-                let mut counts: FxHashMap<Pair, u64> = FxHashMap::default();
-                let mut places: FxHashMap<Pair, Vec<u32>> = FxHashMap::default();
-                for (j, word) in slice.iter().enumerate() {
-                    let index = (k * chunk + j) as u32;
-                    for w in word.symbols.windows(2) {
-                        let pair = (w[0], w[1]);
-                        *counts.entry(pair).or_insert(0) += word.count;
-                        let list = places.entry(pair).or_default();
-                        if list.last() != Some(&index) {
-                            list.push(index);
-                        }
-                    }
-                }
-                (counts, places)
-            })
-            .reduce(
-                || (FxHashMap::default(), FxHashMap::default()),
-                |(mut c1, mut p1), (c2, p2)| {
-                    for (pair, n) in c2 {
-                        *c1.entry(pair).or_insert(0) += n;
-                    }
-                    for (pair, list) in p2 {
-                        p1.entry(pair).or_default().extend(list);
-                    }
-                    (c1, p1)
-                },
-            );
-        MergeState { words, pair_counts, where_pair }
-    }
-
-    /// Rewrites every word holding `pair` with `merged` in its place; returns the pairs whose
-    /// counts grew (all of them contain `merged`).
-    fn apply_merge(&mut self, pair: Pair, merged: u32) -> Vec<Pair> {
-        let (x, y) = pair;
-        let mut places = self.where_pair.remove(&pair).unwrap_or_default();
-        places.sort_unstable();
-        places.dedup();
-        let mut delta: FxHashMap<Pair, i128> = FxHashMap::default();
-        let mut grown: FxHashMap<Pair, Vec<u32>> = FxHashMap::default();
-        for &index in &places {
-            let word = &mut self.words[index as usize];
-            let count = word.count as i128;
-            let old = &word.symbols;
-            if old.len() < 2 {
-                continue;
-            }
-            let mut new = Vec::with_capacity(old.len());
-            let mut i = 0;
-            let mut changed = false;
-            let mut add = |p: Pair, n: i128, delta: &mut FxHashMap<Pair, i128>| {
-                *delta.entry(p).or_insert(0) += n;
-                if n > 0 {
-                    let list = grown.entry(p).or_default();
-                    if list.last() != Some(&index) {
-                        list.push(index);
-                    }
-                }
-            };
-            while i < old.len() {
-                if i + 1 < old.len() && old[i] == x && old[i + 1] == y {
-                    changed = true;
-                    add(pair, -count, &mut delta);
-                    if i > 0 {
-                        // The left neighbour is the previous site's result when sites touch.
-                        let touching = new.last() == Some(&merged) && i >= 2 && old[i - 2] == x && old[i - 1] == y;
-                        if touching {
-                            add((y, x), -count, &mut delta);
-                            add((merged, merged), count, &mut delta);
-                        } else {
-                            add((old[i - 1], x), -count, &mut delta);
-                            add((old[i - 1], merged), count, &mut delta);
-                        }
-                    }
-                    let next_is_site = i + 3 < old.len() && old[i + 2] == x && old[i + 3] == y;
-                    if i + 2 < old.len() && !next_is_site {
-                        add((y, old[i + 2]), -count, &mut delta);
-                        add((merged, old[i + 2]), count, &mut delta);
-                    }
-                    new.push(merged);
-                    i += 2;
-                } else {
-                    new.push(old[i]);
-                    i += 1;
-                }
-            }
-            if changed {
-                word.symbols = new;
-            }
-        }
-        let mut grew = Vec::new();
-        for (p, d) in delta {
-            let entry = self.pair_counts.entry(p).or_insert(0);
-            let updated = *entry as i128 + d;
-            debug_assert!(updated >= 0, "pair count fell below zero");
-            *entry = updated.max(0) as u64;
-            if *entry == 0 {
-                self.pair_counts.remove(&p);
-            } else if d > 0 {
-                grew.push(p);
-            }
-        }
-        for (p, list) in grown {
-            self.where_pair.entry(p).or_default().extend(list);
-        }
-        grew
-    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::tokenizer::{Model, Tokenizer};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Accumulates word counts from texts, files and ready-made word tables.
 #[pyclass(module = "tokenmill._core")]
@@ -21,7 +21,8 @@ pub struct WordCounter {
     splitter: WordSplitter,
     byte_level: bool,
     special_tokens: Vec<String>,
-    counts: Mutex<WordCounts>,
+    /// Shared copy-on-write: training and saving take a handle instead of copying the table.
+    counts: Mutex<Arc<WordCounts>>,
 }
 
 /// What a counter was configured with, stored in word-count files.
@@ -46,8 +47,9 @@ impl WordCounter {
     }
 
     fn absorb(&self, more: WordCounts) {
-        let mut counts = self.counts.lock().expect("counter lock");
-        let current = std::mem::take(&mut *counts);
+        let mut guard = self.counts.lock().expect("counter lock");
+        let counts = Arc::make_mut(&mut guard);
+        let current = std::mem::take(counts);
         *counts = current.merge(more);
     }
 }
@@ -64,7 +66,7 @@ impl WordCounter {
             splitter: WordSplitter { normalizer, pretokenizer, specials: SpecialTokens::new(&specials) },
             byte_level,
             special_tokens,
-            counts: Mutex::new(WordCounts::default()),
+            counts: Mutex::new(Arc::default()),
         })
     }
 
@@ -98,7 +100,7 @@ impl WordCounter {
             ))));
         }
         let more = other.counts.lock().expect("counter lock").clone();
-        self.absorb(more);
+        self.absorb(Arc::unwrap_or_clone(more));
         Ok(())
     }
 
@@ -121,7 +123,7 @@ impl WordCounter {
     /// Drops the rarest words until the table holds about `budget` bytes; returns
     /// (words dropped, count mass dropped).
     fn prune_to(&self, budget: u64) -> (u64, u64) {
-        self.counts.lock().expect("counter lock").prune_to(budget)
+        Arc::make_mut(&mut self.counts.lock().expect("counter lock")).prune_to(budget)
     }
 
     #[getter]
@@ -171,7 +173,7 @@ impl WordCounter {
         if config.keep_gaps {
             counter.splitter.pretokenizer = counter.splitter.pretokenizer.keeping_gaps();
         }
-        counter.counts = Mutex::new(counts);
+        counter.counts = Mutex::new(Arc::new(counts));
         Ok(counter)
     }
 
@@ -244,6 +246,7 @@ pub fn train_bpe(
         min_frequency,
         max_token_length,
     };
+    // A shared handle, not a copy: the table is copied only if the counter changes meanwhile.
     let counts = counter.counts.lock().expect("counter lock").clone();
     let mut python_error: Option<PyErr> = None;
     let mut report = |p: TrainProgress| -> Result<()> {

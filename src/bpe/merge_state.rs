@@ -1,0 +1,396 @@
+//! What the BPE merge loop works on: every unique word as symbols, the count of every adjacent
+//! pair, and for each pair the words that hold it; plus the max-heap that picks the next merge.
+//!
+//! Why one arena: a merge visits the words that hold its pair in no useful memory order, so each
+//! visit is a cache miss, and that miss was most of the training time. Each word lives in one
+//! `Vec<u32>` as `[len, count_lo, count_hi, symbols…]` and the where-lists hold arena offsets,
+//! so a visit costs one miss instead of three (word header, symbol buffer, count), the words a
+//! few places ahead are prefetched while this one is rewritten, and a word shrinks in place
+//! without allocating.
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
+
+pub(super) type Pair = (u32, u32);
+
+/// A unique word of the corpus as a sequence of symbol ids, with its count.
+pub(super) struct Word {
+    pub symbols: Vec<u32>,
+    pub count: u64,
+}
+
+/// Arena slots before a word's symbols: its length and its u64 count as two halves.
+const HEADER: usize = 3;
+/// How many words ahead of the one being rewritten to prefetch.
+const PREFETCH_AHEAD: usize = 8;
+/// Merges that visit at least this many words rewrite them on several threads.
+const PARALLEL_FROM: usize = 16_384;
+
+pub(super) struct MergeState {
+    arena: Vec<u32>,
+    pub pair_counts: FxHashMap<Pair, u64>,
+    /// Arena offsets of words that held the pair when it was counted (a word that has lost the
+    /// pair since is skipped when visited).
+    where_pair: FxHashMap<Pair, Vec<u32>>,
+    /// Reused from merge to merge, so its tables keep their capacity.
+    changes: Changes,
+}
+
+/// How the counts of pairs change while one merge is applied. Pairs that fall all contain the
+/// merged pair's parts; pairs that rise all contain the new token, so the two never overlap
+/// unless that token already existed (then rises are applied first, and no count dips below 0).
+#[derive(Default)]
+struct Changes {
+    fallen: FxHashMap<Pair, u64>,
+    /// The rise of each pair and the words (arena offsets) that gained it.
+    risen: FxHashMap<Pair, (u64, Vec<u32>)>,
+}
+
+impl Changes {
+    #[inline]
+    fn fall(&mut self, pair: Pair, count: u64) {
+        *self.fallen.entry(pair).or_insert(0) += count;
+    }
+
+    #[inline]
+    fn rise(&mut self, pair: Pair, count: u64, word: u32) {
+        let (total, words) = self.risen.entry(pair).or_default();
+        *total += count;
+        if words.last() != Some(&word) {
+            words.push(word);
+        }
+    }
+}
+
+#[inline(always)]
+fn prefetch(slot: &u32) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; it never faults, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((slot as *const u32).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = slot;
+}
+
+impl MergeState {
+    /// Lays the words out in the arena (freeing each word's own buffer as it goes) and counts
+    /// their pairs.
+    pub fn new(words: Vec<Word>) -> Self {
+        let size = words.iter().map(|w| HEADER + w.symbols.len()).sum();
+        let mut arena = Vec::with_capacity(size);
+        let mut offsets = Vec::with_capacity(words.len());
+        for Word { symbols, count } in words {
+            offsets.push(arena.len());
+            arena.push(symbols.len() as u32);
+            arena.push(count as u32);
+            arena.push((count >> 32) as u32);
+            arena.extend_from_slice(&symbols);
+        }
+        assert!(arena.len() <= u32::MAX as usize, "word arena beyond 2^32 symbols");
+        // Pass 1 (parallel): each pair's count and how many words hold it.
+        let chunk = (offsets.len() / (rayon::current_num_threads() * 4)).max(1024);
+        let arena_ref = &arena;
+        let tallies: FxHashMap<Pair, (u64, u32)> = offsets
+            .par_chunks(chunk)
+            .map(|slice| {
+                let mut tallies: FxHashMap<Pair, (u64, u32)> = FxHashMap::default();
+                for &off in slice {
+                    let (symbols, count) = word_at(arena_ref, off);
+                    for (k, w) in symbols.windows(2).enumerate() {
+                        let pair = (w[0], w[1]);
+                        let tally = tallies.entry(pair).or_insert((0, 0));
+                        tally.0 += count;
+                        // A word counts once per pair, however often the pair recurs in it.
+                        if !symbols[..k].windows(2).any(|v| (v[0], v[1]) == pair) {
+                            tally.1 += 1;
+                        }
+                    }
+                }
+                tallies
+            })
+            .reduce(FxHashMap::default, |mut a, b| {
+                for (pair, (n, words)) in b {
+                    let tally = a.entry(pair).or_insert((0, 0));
+                    tally.0 += n;
+                    tally.1 += words;
+                }
+                a
+            });
+        // Pass 2: where-lists allocated at their exact size, so none is ever regrown.
+        let mut where_pair: FxHashMap<Pair, Vec<u32>> =
+            tallies.iter().map(|(&pair, &(_, words))| (pair, Vec::with_capacity(words as usize))).collect();
+        for &off in &offsets {
+            let (symbols, _) = word_at(&arena, off);
+            for (k, w) in symbols.windows(2).enumerate() {
+                let pair = (w[0], w[1]);
+                if !symbols[..k].windows(2).any(|v| (v[0], v[1]) == pair) {
+                    where_pair.get_mut(&pair).expect("tallied").push(off as u32);
+                }
+            }
+        }
+        let pair_counts = tallies.into_iter().map(|(pair, (n, _))| (pair, n)).collect();
+        MergeState { arena, pair_counts, where_pair, changes: Changes::default() }
+    }
+
+    /// Rewrites every word holding `pair` with `merged` in its place and updates pair counts by
+    /// the change around each site; returns the pairs whose counts rose (all contain `merged`).
+    pub fn apply_merge(&mut self, pair: Pair, merged: u32) -> Vec<Pair> {
+        let mut places = self.where_pair.remove(&pair).unwrap_or_default();
+        // Chunks from parallel counting arrive in order, but later merges append out of order.
+        places.sort_unstable();
+        places.dedup();
+        let mut changes = std::mem::take(&mut self.changes);
+        if places.len() < PARALLEL_FROM {
+            rewrite_words(&mut self.arena, 0, &places, pair, merged, &mut changes);
+        } else {
+            // The first merges visit a large share of all words: split the sorted places (and so
+            // the arena) into disjoint parts, rewrite them on threads, then combine the changes
+            // in part order so where-lists stay sorted and the result is the same.
+            let parts = rayon::current_num_threads().max(1);
+            let per_part = places.len().div_ceil(parts);
+            let mut jobs = Vec::with_capacity(parts);
+            let mut rest: &mut [u32] = &mut self.arena;
+            let mut base = 0;
+            for group in places.chunks(per_part) {
+                // Each part's arena slice ends where the next part's first word begins.
+                let end = group.last().map_or(base, |&last| {
+                    let last = last as usize;
+                    last + HEADER + rest[last - base] as usize
+                });
+                let (mine, tail) = std::mem::take(&mut rest).split_at_mut(end - base);
+                jobs.push((mine, base, group, Changes::default()));
+                rest = tail;
+                base = end;
+            }
+            jobs.par_iter_mut().for_each(|(arena, base, group, changes)| {
+                rewrite_words(arena, *base, group, pair, merged, changes);
+            });
+            for (_, _, _, part) in jobs {
+                for (p, n) in part.fallen {
+                    *changes.fallen.entry(p).or_insert(0) += n;
+                }
+                for (p, (n, words)) in part.risen {
+                    let (total, all) = changes.risen.entry(p).or_default();
+                    *total += n;
+                    all.extend(words);
+                }
+            }
+        }
+        let mut rose = Vec::with_capacity(changes.risen.len());
+        for (p, (n, words)) in changes.risen.drain() {
+            *self.pair_counts.entry(p).or_insert(0) += n;
+            match self.where_pair.entry(p) {
+                Entry::Occupied(mut e) => e.get_mut().extend(words),
+                Entry::Vacant(e) => {
+                    e.insert(words);
+                }
+            }
+            rose.push(p);
+        }
+        for (p, n) in changes.fallen.drain() {
+            if let Some(count) = self.pair_counts.get_mut(&p) {
+                debug_assert!(*count >= n, "pair count fell below zero");
+                *count = count.saturating_sub(n);
+                if *count == 0 {
+                    self.pair_counts.remove(&p);
+                }
+            }
+        }
+        self.changes = changes;
+        rose
+    }
+}
+
+/// Rewrites the words at `places` (sorted arena offsets) in `arena`, a slice of the whole arena
+/// that starts at offset `base`, prefetching the words a few places ahead.
+fn rewrite_words(arena: &mut [u32], base: usize, places: &[u32], pair: Pair, merged: u32, changes: &mut Changes) {
+    for k in 0..places.len() {
+        if let Some(&ahead) = places.get(k + PREFETCH_AHEAD) {
+            prefetch(&arena[ahead as usize - base]);
+        }
+        merge_in_word(arena, base, places[k], pair, merged, changes);
+    }
+}
+
+/// Merges every `pair` in the word at `offset`, left to right, in place.
+#[inline]
+fn merge_in_word(arena: &mut [u32], base: usize, offset: u32, (x, y): Pair, merged: u32, changes: &mut Changes) {
+    let off = offset as usize - base;
+    let len = arena[off] as usize;
+    let count = arena[off + 1] as u64 | (arena[off + 2] as u64) << 32;
+    let symbols = &mut arena[off + HEADER..off + HEADER + len];
+    let (mut read, mut write) = (0, 0);
+    // Whether the symbol just written is this merge's result (sites touch: `x y x y`).
+    let mut after_site = false;
+    while read < len {
+        if read + 1 < len && symbols[read] == x && symbols[read + 1] == y {
+            changes.fall((x, y), count);
+            if write > 0 {
+                if after_site {
+                    changes.fall((y, x), count);
+                    changes.rise((merged, merged), count, offset);
+                } else {
+                    let left = symbols[write - 1];
+                    changes.fall((left, x), count);
+                    changes.rise((left, merged), count, offset);
+                }
+            }
+            // A touching site to the right accounts for the pair between the two itself.
+            let next_is_site = read + 3 < len && symbols[read + 2] == x && symbols[read + 3] == y;
+            if read + 2 < len && !next_is_site {
+                let right = symbols[read + 2];
+                changes.fall((y, right), count);
+                changes.rise((merged, right), count, offset);
+            }
+            symbols[write] = merged;
+            read += 2;
+            after_site = true;
+        } else {
+            symbols[write] = symbols[read];
+            read += 1;
+            after_site = false;
+        }
+        write += 1;
+    }
+    arena[off] = write as u32;
+}
+
+/// The symbols and count of the word at `offset`.
+#[inline]
+fn word_at(arena: &[u32], offset: usize) -> (&[u32], u64) {
+    let len = arena[offset] as usize;
+    let count = arena[offset + 1] as u64 | (arena[offset + 2] as u64) << 32;
+    (&arena[offset + HEADER..offset + HEADER + len], count)
+}
+
+/// A heap entry: a pair and the count it had when pushed.
+#[derive(Clone, Copy)]
+pub(super) struct Candidate {
+    pub count: u64,
+    pub pair: Pair,
+}
+
+/// A binary max-heap of candidates ordered by count, then by the pair's token bytes (smaller
+/// left bytes first, then smaller right bytes), so ties never depend on ids or hash order.
+/// Hand-rolled because the order needs the token table, and entries of 16 bytes (rather than
+/// entries that carry their bytes) keep the heap's own cache misses down.
+pub(super) struct PairHeap {
+    entries: Vec<Candidate>,
+}
+
+impl PairHeap {
+    pub fn new(entries: Vec<Candidate>, tokens: &[Vec<u8>]) -> Self {
+        let mut heap = PairHeap { entries };
+        for i in (0..heap.entries.len() / 2).rev() {
+            heap.sift_down(i, tokens);
+        }
+        heap
+    }
+
+    /// Whether `a` should be merged before `b`.
+    #[inline]
+    fn before(a: &Candidate, b: &Candidate, tokens: &[Vec<u8>]) -> bool {
+        if a.count != b.count {
+            return a.count > b.count;
+        }
+        let left = tokens[a.pair.0 as usize].cmp(&tokens[b.pair.0 as usize]);
+        left.then_with(|| tokens[a.pair.1 as usize].cmp(&tokens[b.pair.1 as usize])).is_lt()
+    }
+
+    pub fn push(&mut self, candidate: Candidate, tokens: &[Vec<u8>]) {
+        self.entries.push(candidate);
+        let mut i = self.entries.len() - 1;
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if !Self::before(&self.entries[i], &self.entries[parent], tokens) {
+                break;
+            }
+            self.entries.swap(i, parent);
+            i = parent;
+        }
+    }
+
+    pub fn pop(&mut self, tokens: &[Vec<u8>]) -> Option<Candidate> {
+        let last = self.entries.pop()?;
+        if self.entries.is_empty() {
+            return Some(last);
+        }
+        let top = std::mem::replace(&mut self.entries[0], last);
+        self.sift_down(0, tokens);
+        Some(top)
+    }
+
+    fn sift_down(&mut self, mut i: usize, tokens: &[Vec<u8>]) {
+        let n = self.entries.len();
+        loop {
+            let (l, r) = (2 * i + 1, 2 * i + 2);
+            let mut best = i;
+            if l < n && Self::before(&self.entries[l], &self.entries[best], tokens) {
+                best = l;
+            }
+            if r < n && Self::before(&self.entries[r], &self.entries[best], tokens) {
+                best = r;
+            }
+            if best == i {
+                return;
+            }
+            self.entries.swap(i, best);
+            i = best;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(words: &[(&[u32], u64)]) -> MergeState {
+        MergeState::new(words.iter().map(|&(symbols, count)| Word { symbols: symbols.to_vec(), count }).collect())
+    }
+
+    fn first_word(s: &MergeState) -> Vec<u32> {
+        word_at(&s.arena, 0).0.to_vec()
+    }
+
+    #[test]
+    fn touching_and_overlapping_sites_count_right() {
+        // "aaaa" (a=1): pairs (1,1)×3; merging (1,1)→2 gives "22" with (2,2)×1.
+        let mut s = state(&[(&[1, 1, 1, 1], 5)]);
+        assert_eq!(s.pair_counts[&(1, 1)], 15);
+        let rose = s.apply_merge((1, 1), 2);
+        assert_eq!(rose, [(2, 2)]);
+        assert_eq!(s.pair_counts.get(&(1, 1)), None);
+        assert_eq!(s.pair_counts[&(2, 2)], 5);
+        assert_eq!(first_word(&s), [2, 2]);
+    }
+
+    #[test]
+    fn odd_run_and_neighbours() {
+        // "x a a a y": merging (a,a) → A gives "x A a y".
+        let (x, a, y, big) = (7, 1, 9, 3);
+        let mut s = state(&[(&[x, a, a, a, y], 2)]);
+        s.apply_merge((a, a), big);
+        let mut counts: Vec<(Pair, u64)> = s.pair_counts.iter().map(|(&p, &n)| (p, n)).collect();
+        counts.sort_unstable();
+        assert_eq!(counts, [((a, y), 2), ((big, a), 2), ((x, big), 2)]);
+        assert_eq!(first_word(&s), [x, big, a, y]);
+    }
+
+    #[test]
+    fn heap_orders_by_count_then_bytes() {
+        let tokens: Vec<Vec<u8>> = vec![b"b".to_vec(), b"a".to_vec(), b"c".to_vec()];
+        let entries = vec![
+            Candidate { count: 3, pair: (0, 2) },
+            Candidate { count: 3, pair: (1, 2) },
+            Candidate { count: 5, pair: (2, 2) },
+            Candidate { count: 3, pair: (1, 0) },
+        ];
+        let mut heap = PairHeap::new(entries, &tokens);
+        heap.push(Candidate { count: 1, pair: (0, 0) }, &tokens);
+        let order: Vec<Pair> = std::iter::from_fn(|| heap.pop(&tokens)).map(|c| c.pair).collect();
+        assert_eq!(order, [(2, 2), (1, 0), (1, 2), (0, 2), (0, 0)]);
+    }
+}
