@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from tokenmill import TokenmillError
+from tokenmill import OutOfVocabularyError, TokenmillError
 from tokenmill.corpus import default_corpus_files, resolve_files
 from tokenmill.tokenizer import Tokenizer
 from tokenmill.training import train_bpe
@@ -35,6 +35,15 @@ def _read_sample(files: list[Path], limit: int = 4 << 20) -> str:
     return "".join(parts)
 
 
+def _count_tokens(tok: Tokenizer, text: str) -> int | None:
+    """Tokens in `text`, or None when a character-level vocabulary without `unk_token` cannot
+    encode it (characters unseen in training or left out by --limit-alphabet)."""
+    try:
+        return len(tok.encode_ordinary(text))
+    except OutOfVocabularyError:
+        return None
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     if args.corpus:
         files = resolve_files(list(args.corpus))
@@ -59,6 +68,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         special_tokens=args.special_token or (),
         min_frequency=args.min_frequency,
         max_token_length=args.max_token_length,
+        limit_alphabet=args.limit_alphabet,
+        initial_alphabet=args.initial_alphabet or "",
         show_progress=progress,
     )
     seconds = time.perf_counter() - start
@@ -70,13 +81,18 @@ def cmd_train(args: argparse.Namespace) -> int:
     corpus_bytes = sum(f.stat().st_size for f in train_files)
     eval_text = _read_sample(eval_files) if eval_files else _read_sample(train_files, 1 << 20)
     eval_label = "held-back text" if eval_files else "training text (one file: nothing held back)"
-    n_tokens = len(tok.encode_ordinary(eval_text)) if eval_text else 0
-    bpt = len(eval_text.encode("utf-8")) / n_tokens if n_tokens else float("nan")
+    n_tokens = _count_tokens(tok, eval_text) if eval_text else 0
+    if n_tokens is None:
+        bpt_line = f"n/a: {eval_label} has characters outside the alphabet (set --unk-token)"
+    else:
+        bpt = len(eval_text.encode("utf-8")) / n_tokens if n_tokens else float("nan")
+        bpt_line = f"{bpt:.3f} on {eval_label}"
     print(f"corpus          {corpus_bytes / 1e6:.1f} MB in {len(train_files)} file(s)")
     print(f"vocab size      {tok.vocab_size} ({len(tok.merges)} merges)")
     print(f"time            {seconds:.2f} s")
-    print(f"bytes/token     {bpt:.3f} on {eval_label}")
-    print(f"sample          {tok.tokenize(SAMPLE)}")
+    print(f"bytes/token     {bpt_line}")
+    sample = tok.tokenize(SAMPLE) if _count_tokens(tok, SAMPLE) is not None else "n/a (characters outside the alphabet)"
+    print(f"sample          {sample}")
     print(f"saved           {out} (and {listing} for people)")
     return 0
 
@@ -136,6 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--special-token", action="append", help="a special token (repeatable); ids 0, 1, … in order")
     t.add_argument("--min-frequency", type=int, default=1, help="never merge pairs seen fewer times")
     t.add_argument("--max-token-length", type=int, help="longest token to create")
+    t.add_argument(
+        "--limit-alphabet", type=int, help="keep at most N characters, the most frequent (character-level)"
+    )
+    t.add_argument(
+        "--initial-alphabet", metavar="CHARS", help="characters always in the alphabet, e.g. 'abcäöü' (character-level)"
+    )
     t.add_argument("-o", "--output", default="tokenizer.json", help="where to save (default tokenizer.json)")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
     t.set_defaults(run=cmd_train)

@@ -212,7 +212,8 @@ impl WordCounter {
 /// the way the counter did. `progress(done, total)` is called now and then.
 #[pyfunction]
 #[pyo3(signature = (counter, *, vocab_size, num_merges, byte_level, end_of_word_suffix, unk_token,
-                    special_tokens, min_frequency, max_token_length, progress, base=None))]
+                    special_tokens, min_frequency, max_token_length, progress, base=None,
+                    limit_alphabet=None, initial_alphabet=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_bpe(
     py: Python<'_>,
@@ -227,6 +228,8 @@ pub fn train_bpe(
     max_token_length: Option<usize>,
     progress: Option<Py<PyAny>>,
     base: Option<PyRef<'_, CoreTokenizer>>,
+    limit_alphabet: Option<usize>,
+    initial_alphabet: Vec<String>,
 ) -> PyResult<CoreTokenizer> {
     if byte_level && (end_of_word_suffix.is_some() || unk_token.is_some()) {
         return Err(to_py(Error::config(
@@ -236,6 +239,19 @@ pub fn train_bpe(
     if end_of_word_suffix.as_deref() == Some("") {
         return Err(to_py(Error::config("end_of_word_suffix must not be empty")));
     }
+    let initial_alphabet = initial_alphabet
+        .iter()
+        .map(|s| {
+            let mut chars = s.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => Ok(c),
+                _ => Err(to_py(Error::config(format!(
+                    "initial_alphabet holds single characters; got {s:?} ({} characters)",
+                    s.chars().count()
+                )))),
+            }
+        })
+        .collect::<PyResult<Vec<char>>>()?;
     let config = BpeTrainConfig {
         vocab_size,
         num_merges,
@@ -243,6 +259,8 @@ pub fn train_bpe(
         special_tokens,
         min_frequency,
         max_token_length,
+        limit_alphabet,
+        initial_alphabet,
     };
     let counts = counter.counts.lock().expect("counter lock").clone();
     let mut python_error: Option<PyErr> = None;
