@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+import tracemalloc
 from collections import Counter
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pytest
 
 import tokenmill
 from tokenmill import CorpusError, FormatError
+from tokenmill.cli import _read_sample
 
 import reference_bpe
 
@@ -80,6 +82,22 @@ def test_twenty_megabytes_without_a_newline(tmp_path: Path) -> None:
     assert all(counts[w] == n for w, n in expected.items())
     tok = tokenmill.train_bpe(counts, num_merges=40)
     assert tok.merges == reference_bpe.train({w.encode(): n for w, n in expected.items()}, num_merges=40)
+
+
+def test_cli_sample_reads_only_what_it_needs(tmp_path: Path) -> None:
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"x" * 20_000_000)
+    tracemalloc.start()
+    try:
+        sample = _read_sample([path], limit=1 << 20)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(sample) == 1 << 20
+    assert peak < 4 << 20, f"read {peak} bytes for a 1 MiB sample"
+    packed = tmp_path / "packed.txt.gz"
+    packed.write_bytes(gzip.compress(b"hello " * 1000))
+    assert _read_sample([packed], limit=12) == "hello hello "
 
 
 @pytest.mark.parametrize("byte_level", [True, False])

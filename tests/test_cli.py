@@ -73,3 +73,10 @@ def test_train_char_level_with_a_limited_alphabet(tmp_path: Path, multilingual_t
     byte_level = run(*args)
     assert byte_level.returncode == 1 and "character-level" in byte_level.stderr
 
+
+def test_train_reports_stopping_early(tmp_path: Path) -> None:
+    (tmp_path / "abc.txt").write_text("abc " * 1000)
+    out = str(tmp_path / "t.json")
+    result = run("train", str(tmp_path / "abc.txt"), "--vocab-size", "500", "-o", out, "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "vocab size      259 (3 merges; stopped early" in result.stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gzip
 import sys
 import time
 from pathlib import Path
@@ -24,10 +25,28 @@ def _held_out(files: list[Path]) -> tuple[list[Path], list[Path]]:
     return keep, held
 
 
+def _read_head(path: Path, n: int) -> bytes:
+    """Up to `n` bytes of a file's text, without reading the rest: a corpus file may be a
+    gigabyte on one line. Compressed files are decompressed; .zst needs `zstandard`, else it
+    gives no sample."""
+    if path.suffix == ".gz":
+        with gzip.open(path) as f:
+            return f.read(n)
+    if path.suffix in (".zst", ".zstd"):
+        try:
+            import zstandard
+        except ImportError:
+            return b""
+        with open(path, "rb") as raw, zstandard.ZstdDecompressor().stream_reader(raw) as f:
+            return f.read(n)
+    with open(path, "rb") as f:
+        return f.read(n)
+
+
 def _read_sample(files: list[Path], limit: int = 4 << 20) -> str:
     parts, size = [], 0
     for f in files:
-        data = f.read_bytes()[: limit - size]
+        data = _read_head(f, limit - size)
         parts.append(data.decode("utf-8", errors="replace"))
         size += len(data)
         if size >= limit:
@@ -87,8 +106,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     else:
         bpt = len(eval_text.encode("utf-8")) / n_tokens if n_tokens else float("nan")
         bpt_line = f"{bpt:.3f} on {eval_label}"
+    asked = args.num_merges if args.num_merges is not None else args.vocab_size
+    learned = len(tok.merges) if args.num_merges is not None else tok.vocab_size
+    # Training stops early, without error, when no pair is left that may be merged.
+    early = f"; stopped early, no pair left that may be merged; asked for {asked}" if learned < asked else ""
     print(f"corpus          {corpus_bytes / 1e6:.1f} MB in {len(train_files)} file(s)")
-    print(f"vocab size      {tok.vocab_size} ({len(tok.merges)} merges)")
+    print(f"vocab size      {tok.vocab_size} ({len(tok.merges)} merges{early})")
     print(f"time            {seconds:.2f} s")
     print(f"bytes/token     {bpt_line}")
     sample = tok.tokenize(SAMPLE) if _count_tokens(tok, SAMPLE) is not None else "n/a (characters outside the alphabet)"
