@@ -17,21 +17,40 @@ def train(
     special_tokens: tuple[str, ...] = (),
     min_frequency: int = 1,
     max_token_length: int | None = None,
+    limit_alphabet: int | None = None,
+    initial_alphabet: str = "",
 ) -> list[tuple[bytes, bytes]]:
     """Merges in order, as pairs of token bytes. Ties: higher count, then smaller left bytes,
-    then smaller right bytes."""
+    then smaller right bytes. Character-level, `limit_alphabet` keeps `initial_alphabet` plus the
+    most frequent other characters (ties: smaller code point), and a character left out cuts
+    its word in two."""
     suffix = end_of_word_suffix.encode() if end_of_word_suffix else None
     seqs: dict[tuple[bytes, ...], int] = Counter()
     alphabet: set[bytes] = set()
-    for word, count in words.items():
-        if byte_level:
-            symbols = tuple(bytes([b]) for b in word)
-        else:
-            symbols = tuple(c.encode() for c in word.decode("utf-8"))
-            alphabet.update(symbols)
+    if byte_level:
+        for word, count in words.items():
+            seqs[tuple(bytes([b]) for b in word)] += count
+    else:
+        char_counts: Counter[str] = Counter()
+        for word, count in words.items():
+            for c in word.decode("utf-8"):
+                char_counts[c] += count
+        others = sorted((c for c in char_counts if c not in initial_alphabet), key=lambda c: (-char_counts[c], c))
+        if limit_alphabet is not None:
+            others = others[: limit_alphabet - len(set(initial_alphabet))]
+        kept = set(initial_alphabet) | set(others)
+        alphabet = {c.encode() for c in kept}
+        for word, count in words.items():
+            pieces: list[list[bytes]] = [[]]
+            for c in word.decode("utf-8"):
+                if c in kept:
+                    pieces[-1].append(c.encode())
+                else:
+                    pieces.append([])
             if suffix:
-                symbols += (suffix,)
-        seqs[symbols] += count
+                pieces[-1].append(suffix)
+            for piece in pieces:
+                seqs[tuple(piece)] += count
     vocab = set(bytes([b]) for b in range(256)) if byte_level else alphabet | ({suffix} if suffix else set())
     vocab_len = len(vocab) + len(special_tokens)
 

@@ -150,6 +150,11 @@ def test_continued_training_on_new_text_adds_its_characters(multilingual_text: s
     more = tokenmill.train_bpe([multilingual_text], num_merges=30, base=base)
     assert len(more.merges) == 80 and more.merges[:50] == base.merges
     assert more.decode(more.encode("Москва")) == "Москва"
+    # initial_alphabet adds characters the new text lacks too.
+    with_extra = tokenmill.train_bpe([multilingual_text], num_merges=30, base=base, initial_alphabet="ꙮ")
+    assert with_extra.merges == more.merges and with_extra.tokenize("ꙮ") == ["ꙮ"]
+    with pytest.raises(tokenmill.OutOfVocabularyError):
+        more.encode("ꙮ")
     with pytest.raises(tokenmill.ConfigError, match="merge list"):
         from vocab_files import vocabulary_path
 

@@ -85,6 +85,19 @@ def test_bad_parameters() -> None:
         tokenmill.train_bpe(["abc"], vocab_size=300, end_of_word_suffix="</w>")
     with pytest.raises(ConfigError, match="max_token_length"):
         tokenmill.train_bpe(["abc"], vocab_size=300, max_token_length=0)
+    with pytest.raises(ConfigError, match="limit_alphabet is for character-level"):
+        tokenmill.train_bpe(["abc"], vocab_size=300, limit_alphabet=10)
+    with pytest.raises(ConfigError, match="limit_alphabet must be at least 1"):
+        tokenmill.train_bpe(["abc"], num_merges=1, byte_level=False, limit_alphabet=0)
+    with pytest.raises(ConfigError, match="smaller than initial_alphabet"):
+        tokenmill.train_bpe(["abc"], num_merges=1, byte_level=False, limit_alphabet=1, initial_alphabet="xy")
+    with pytest.raises(ConfigError, match='single characters; got "ab"'):
+        tokenmill.train_bpe(["abc"], vocab_size=300, initial_alphabet=["ab"])
+    with pytest.raises(ConfigError, match="initial_alphabet must be"):
+        tokenmill.train_bpe(["abc"], vocab_size=300, initial_alphabet=[1])
+    base = tokenmill.train_bpe(["abc abd"], num_merges=1, byte_level=False)
+    with pytest.raises(ConfigError, match="continued training keeps the base alphabet"):
+        tokenmill.train_bpe(["abc"], num_merges=1, base=base, limit_alphabet=5)
     with pytest.raises(ConfigError, match="normalizer"):
         tokenmill.train_bpe(["abc"], vocab_size=300, normalizer="nfx")
     with pytest.raises(CorpusError, match="corpus item 1 is int"):

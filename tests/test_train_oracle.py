@@ -91,3 +91,46 @@ def test_result_does_not_depend_on_corpus_order(stdlib_text: str) -> None:
     a = tokenmill.train_bpe(iter(lines), num_merges=100)
     b = tokenmill.train_bpe(iter(lines[::-1]), num_merges=100)
     assert a.merges == b.merges
+
+
+@pytest.mark.parametrize("unk_token", [None, "<unk>"])
+def test_limit_alphabet_equals_reference(multilingual_text: str, stdlib_text: str, unk_token: str | None) -> None:
+    text = multilingual_text * 5 + stdlib_text[:40_000]
+    words = Counter(w.encode() for w in text.split())
+    n_chars = len(set(text) - set(" \t\r\n\x0b\x0c"))
+    assert n_chars > 150  # many rare scripts, so the limit drops characters inside words
+    tok = tokenmill.train_bpe(
+        {w.decode(): c for w, c in words.items()},
+        num_merges=150,
+        byte_level=False,
+        end_of_word_suffix="</w>",
+        unk_token=unk_token,
+        limit_alphabet=59,
+        initial_alphabet="€ж",
+    )
+    expected = reference_bpe.train(
+        words, num_merges=150, byte_level=False, end_of_word_suffix="</w>", limit_alphabet=59, initial_alphabet="€ж"
+    )
+    assert tok.merges == expected
+    chars = {t for t in tok.token_byte_values() if len(t.decode()) == 1}
+    assert len(chars) == 59 and {"€".encode(), "ж".encode()} <= chars
+    # A dropped character encodes as unk_token, or is an error without one.
+    rare = next(c for c in "東京北京" if c.encode() not in chars)
+    if unk_token is None:
+        with pytest.raises(tokenmill.OutOfVocabularyError):
+            tok.encode(rare)
+    else:
+        assert tok.encode(rare) == [tok.token_to_id(unk_token), tok.token_to_id("</w>")]
+
+
+def test_initial_alphabet_equals_reference(stdlib_text: str) -> None:
+    text = stdlib_text[:60_000]
+    words = Counter(w.encode() for w in text.split())
+    tok = tokenmill.train_bpe(
+        {w.decode(): c for w, c in words.items()}, num_merges=80, byte_level=False, initial_alphabet=["λ", "ß"]
+    )
+    assert tok.merges == reference_bpe.train(words, num_merges=80, byte_level=False, initial_alphabet="λß")
+    assert tok.tokenize("λß") == ["λ", "ß"]
+    # Byte-level holds every byte already: the same characters change nothing there.
+    plain = tokenmill.train_bpe([text], num_merges=50)
+    assert tokenmill.train_bpe([text], num_merges=50, initial_alphabet="λß").merges == plain.merges

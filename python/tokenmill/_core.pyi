@@ -125,5 +125,7 @@ def train_bpe(
     max_token_length: int | None,
     progress: Callable[[int, int], object] | None,
     base: CoreTokenizer | None = None,
+    limit_alphabet: int | None = None,
+    initial_alphabet: list[str] = ...,
 ) -> CoreTokenizer: ...
 def split(pattern: str, text: str) -> list[str]: ...

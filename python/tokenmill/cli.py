@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import gzip
 import sys
 import time
 from pathlib import Path
 
-from tokenmill import TokenmillError
+from tokenmill import OutOfVocabularyError, TokenmillError
 from tokenmill.corpus import default_corpus_files, resolve_files
 from tokenmill.tokenizer import Tokenizer
 from tokenmill.training import train_bpe
@@ -24,15 +25,42 @@ def _held_out(files: list[Path]) -> tuple[list[Path], list[Path]]:
     return keep, held
 
 
+def _read_head(path: Path, n: int) -> bytes:
+    """Up to `n` bytes of a file's text, without reading the rest: a corpus file may be a
+    gigabyte on one line. Compressed files are decompressed; .zst needs `zstandard`, else it
+    gives no sample."""
+    if path.suffix == ".gz":
+        with gzip.open(path) as f:
+            return f.read(n)
+    if path.suffix in (".zst", ".zstd"):
+        try:
+            import zstandard
+        except ImportError:
+            return b""
+        with open(path, "rb") as raw, zstandard.ZstdDecompressor().stream_reader(raw) as f:
+            return f.read(n)
+    with open(path, "rb") as f:
+        return f.read(n)
+
+
 def _read_sample(files: list[Path], limit: int = 4 << 20) -> str:
     parts, size = [], 0
     for f in files:
-        data = f.read_bytes()[: limit - size]
+        data = _read_head(f, limit - size)
         parts.append(data.decode("utf-8", errors="replace"))
         size += len(data)
         if size >= limit:
             break
     return "".join(parts)
+
+
+def _count_tokens(tok: Tokenizer, text: str) -> int | None:
+    """Tokens in `text`, or None when a character-level vocabulary without `unk_token` cannot
+    encode it (characters unseen in training or left out by --limit-alphabet)."""
+    try:
+        return len(tok.encode_ordinary(text))
+    except OutOfVocabularyError:
+        return None
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -59,6 +87,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         special_tokens=args.special_token or (),
         min_frequency=args.min_frequency,
         max_token_length=args.max_token_length,
+        limit_alphabet=args.limit_alphabet,
+        initial_alphabet=args.initial_alphabet or "",
         show_progress=progress,
     )
     seconds = time.perf_counter() - start
@@ -70,13 +100,22 @@ def cmd_train(args: argparse.Namespace) -> int:
     corpus_bytes = sum(f.stat().st_size for f in train_files)
     eval_text = _read_sample(eval_files) if eval_files else _read_sample(train_files, 1 << 20)
     eval_label = "held-back text" if eval_files else "training text (one file: nothing held back)"
-    n_tokens = len(tok.encode_ordinary(eval_text)) if eval_text else 0
-    bpt = len(eval_text.encode("utf-8")) / n_tokens if n_tokens else float("nan")
+    n_tokens = _count_tokens(tok, eval_text) if eval_text else 0
+    if n_tokens is None:
+        bpt_line = f"n/a: {eval_label} has characters outside the alphabet (set --unk-token)"
+    else:
+        bpt = len(eval_text.encode("utf-8")) / n_tokens if n_tokens else float("nan")
+        bpt_line = f"{bpt:.3f} on {eval_label}"
+    asked = args.num_merges if args.num_merges is not None else args.vocab_size
+    learned = len(tok.merges) if args.num_merges is not None else tok.vocab_size
+    # Training stops early, without error, when no pair is left that may be merged.
+    early = f"; stopped early, no pair left that may be merged; asked for {asked}" if learned < asked else ""
     print(f"corpus          {corpus_bytes / 1e6:.1f} MB in {len(train_files)} file(s)")
-    print(f"vocab size      {tok.vocab_size} ({len(tok.merges)} merges)")
+    print(f"vocab size      {tok.vocab_size} ({len(tok.merges)} merges{early})")
     print(f"time            {seconds:.2f} s")
-    print(f"bytes/token     {bpt:.3f} on {eval_label}")
-    print(f"sample          {tok.tokenize(SAMPLE)}")
+    print(f"bytes/token     {bpt_line}")
+    sample = tok.tokenize(SAMPLE) if _count_tokens(tok, SAMPLE) is not None else "n/a (characters outside the alphabet)"
+    print(f"sample          {sample}")
     print(f"saved           {out} (and {listing} for people)")
     return 0
 
@@ -136,6 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--special-token", action="append", help="a special token (repeatable); ids 0, 1, … in order")
     t.add_argument("--min-frequency", type=int, default=1, help="never merge pairs seen fewer times")
     t.add_argument("--max-token-length", type=int, help="longest token to create")
+    t.add_argument(
+        "--limit-alphabet", type=int, help="keep at most N characters, the most frequent (character-level)"
+    )
+    t.add_argument(
+        "--initial-alphabet", metavar="CHARS", help="characters always in the alphabet, e.g. 'abcäöü' (character-level)"
+    )
     t.add_argument("-o", "--output", default="tokenizer.json", help="where to save (default tokenizer.json)")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
     t.set_defaults(run=cmd_train)

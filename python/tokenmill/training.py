@@ -23,6 +23,8 @@ def train_bpe(
     special_tokens: Iterable[str] = (),
     min_frequency: int = 1,
     max_token_length: int | None = None,
+    limit_alphabet: int | None = None,
+    initial_alphabet: Iterable[str] = (),
     show_progress: bool | None = None,
     base: Tokenizer | None = None,
 ) -> Tokenizer:
@@ -36,14 +38,30 @@ def train_bpe(
     Byte-level BPE starts from the 256 bytes; character-level (`byte_level=False`) starts from
     the characters seen, with an optional end-of-word symbol such as ``"</w>"``.
     Special tokens get ids 0, 1, … in the order given and are never split or merged.
+
+    Character-level only, `limit_alphabet` keeps the most frequent characters (ties: smaller code
+    point); a character left out splits its word there during training and later encodes as
+    `unk_token` (an `OutOfVocabularyError` without one). `initial_alphabet` (a string or
+    iterable of single characters) is always in the alphabet, seen or not, and counts towards
+    `limit_alphabet`; special tokens and the end-of-word suffix do not. Byte-level BPE already
+    holds every byte, so there `initial_alphabet` changes nothing and `limit_alphabet` is an error.
     With `base`, training continues from that tokenizer: its ids and merges are kept, its
     pre-tokenizer, normalizer and byte/character level are used, and `vocab_size` is the new total.
 
     >>> tok = train_bpe({"cat": 3, "mat": 2}, num_merges=2, byte_level=False)
     >>> tok.merges
     [(b'a', b't'), (b'c', b'at')]
+    >>> train_bpe({"cat": 3, "mat": 2, "héé": 1}, num_merges=0, byte_level=False, limit_alphabet=3,
+    ...           initial_alphabet="z").token_byte_values()
+    [b'a', b't', b'z']
     """
-    for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges), ("max_token_length", max_token_length)):
+    numbers = (
+        ("vocab_size", vocab_size),
+        ("num_merges", num_merges),
+        ("max_token_length", max_token_length),
+        ("limit_alphabet", limit_alphabet),
+    )
+    for name, value in numbers:
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
             raise _core.ConfigError(f"{name} must be a non-negative int, got {value!r}")
     if not isinstance(min_frequency, int) or min_frequency < 0:
@@ -51,6 +69,9 @@ def train_bpe(
     specials = list(special_tokens)
     if isinstance(special_tokens, str) or not all(isinstance(s, str) and s for s in specials):
         raise _core.ConfigError("special_tokens must be a collection of non-empty strings")
+    alphabet = list(initial_alphabet)
+    if not all(isinstance(c, str) for c in alphabet):
+        raise _core.ConfigError("initial_alphabet must be a string or an iterable of single-character strings")
     from tokenmill.counting import WordCounts
 
     if base is not None:
@@ -78,5 +99,7 @@ def train_bpe(
             max_token_length=max_token_length,
             progress=bar.set,
             base=None if base is None else base._core,
+            limit_alphabet=limit_alphabet,
+            initial_alphabet=alphabet,
         )
     return Tokenizer(core)

@@ -34,6 +34,13 @@ pub struct BpeTrainConfig {
     /// Longest token the trainer may create: bytes (byte-level) or characters, not counting the
     /// end-of-word suffix (character-level).
     pub max_token_length: Option<usize>,
+    /// Character-level: keep at most this many characters in the base alphabet, the most
+    /// frequent by total count (ties: smaller code point). `initial_alphabet` counts towards the
+    /// limit and is always kept; special tokens and the end-of-word suffix do not count.
+    pub limit_alphabet: Option<usize>,
+    /// Characters always in the base alphabet, seen in the corpus or not. Byte-level: a no-op,
+    /// since every byte of every character is already one of the 256 base tokens.
+    pub initial_alphabet: Vec<char>,
 }
 
 /// What the trainer reports while it works.
@@ -58,7 +65,7 @@ pub fn train(
     if let Some(unk) = &options.unk_token {
         vocab.push_special(unk, None)?;
     }
-    let words = initial_words(words, &options, &mut vocab)?;
+    let words = initial_words(words, config, &options, &mut vocab)?;
     merge_loop(vocab, words, Vec::new(), options, config, progress)
 }
 
@@ -76,6 +83,9 @@ pub fn continue_training(
     }
     if words.is_empty() {
         return Err(Error::EmptyCorpus("no words to train on".into()));
+    }
+    if config.limit_alphabet.is_some() {
+        return Err(Error::config("limit_alphabet applies to fresh training; continued training keeps the base alphabet"));
     }
     let options = base.options().clone();
     let mut vocab = base.vocab().clone();
@@ -100,6 +110,7 @@ pub fn continue_training(
             unseen.extend(text.chars().filter(|c| vocab.id(c.encode_utf8(&mut buf).as_bytes()).is_none()));
             texts.push((text, count));
         }
+        unseen.extend(config.initial_alphabet.iter().filter(|c| vocab.id(c.encode_utf8(&mut buf).as_bytes()).is_none()));
         unseen.sort_unstable();
         unseen.dedup();
         for c in unseen {
@@ -217,28 +228,49 @@ fn merge_loop(
 }
 
 /// Turns counted words into symbol sequences and adds the base alphabet to `vocab`.
-fn initial_words(words: &WordCounts, options: &BpeOptions, vocab: &mut Vocab) -> Result<Vec<Word>> {
+///
+/// Character-level with `limit_alphabet`: a character left out of the alphabet splits its word
+/// there, and no pair spans it. That is what encoding later sees — the character becomes
+/// `unk_token`, which no merge contains, or is an error without one — so the pairs counted are
+/// pairs that can occur. (Hugging Face's BpeTrainer instead deletes such characters and joins
+/// their neighbours, learning pairs that never touch in the text.)
+fn initial_words(
+    words: &WordCounts,
+    config: &BpeTrainConfig,
+    options: &BpeOptions,
+    vocab: &mut Vocab,
+) -> Result<Vec<Word>> {
     if words.is_empty() {
         return Err(Error::EmptyCorpus("no words to train on".into()));
     }
     let mut out = Vec::with_capacity(words.len());
     if options.byte_level {
+        if config.limit_alphabet.is_some() {
+            return Err(Error::config(
+                "limit_alphabet is for character-level BPE (byte_level=False); the byte-level alphabet is always the 256 bytes",
+            ));
+        }
+        // `initial_alphabet` needs nothing here: all 256 bytes are in the alphabet already.
         let byte_ids: Vec<u32> = (0..=255u8).map(|b| vocab.push(&[b])).collect();
         for (word, count) in words.iter() {
             out.push(Word { symbols: word.iter().map(|&b| byte_ids[b as usize]).collect(), count });
         }
     } else {
-        let mut alphabet: FxHashSet<char> = FxHashSet::default();
+        let mut char_counts: FxHashMap<char, u64> = FxHashMap::default();
         let mut texts = Vec::with_capacity(words.len());
         for (word, count) in words.iter() {
             let text = std::str::from_utf8(word).map_err(|_| {
                 Error::config(format!("character-level training needs UTF-8 words; got {:?}", String::from_utf8_lossy(word)))
             })?;
-            alphabet.extend(text.chars());
+            for c in text.chars() {
+                // Saturating: counts from word tables can be near u64::MAX, and a panic must not
+                // reach Python; the order among such giants hardly matters.
+                let n = char_counts.entry(c).or_insert(0);
+                *n = n.saturating_add(count);
+            }
             texts.push((text, count));
         }
-        let mut alphabet: Vec<char> = alphabet.into_iter().collect();
-        alphabet.sort_unstable();
+        let alphabet = base_alphabet(char_counts, config)?;
         let mut char_ids: FxHashMap<char, u32> = FxHashMap::default();
         let mut buf = [0u8; 4];
         for c in alphabet {
@@ -248,12 +280,52 @@ fn initial_words(words: &WordCounts, options: &BpeOptions, vocab: &mut Vocab) ->
         // Sorted so that word order (and so where-lists) never depends on hash order.
         texts.sort_unstable();
         for (text, count) in texts {
-            let mut symbols: Vec<u32> = text.chars().map(|c| char_ids[&c]).collect();
+            let mut symbols: Vec<u32> = Vec::with_capacity(text.len() + 1);
+            for c in text.chars() {
+                match char_ids.get(&c) {
+                    Some(&id) => symbols.push(id),
+                    None => {
+                        if symbols.len() > 1 {
+                            out.push(Word { symbols: std::mem::take(&mut symbols), count });
+                        }
+                        symbols.clear();
+                    }
+                }
+            }
             symbols.extend(suffix_id);
-            out.push(Word { symbols, count });
+            if !symbols.is_empty() {
+                out.push(Word { symbols, count });
+            }
         }
     }
     Ok(out)
+}
+
+/// The character-level base alphabet in code-point order: `initial_alphabet`, then the most
+/// frequent other characters up to `limit_alphabet` (ties go to the smaller code point, so the
+/// choice is deterministic).
+fn base_alphabet(char_counts: FxHashMap<char, u64>, config: &BpeTrainConfig) -> Result<Vec<char>> {
+    let initial: FxHashSet<char> = config.initial_alphabet.iter().copied().collect();
+    let mut seen: Vec<(char, u64)> = char_counts.into_iter().filter(|(c, _)| !initial.contains(c)).collect();
+    if let Some(limit) = config.limit_alphabet {
+        if limit == 0 {
+            return Err(Error::config("limit_alphabet must be at least 1"));
+        }
+        if initial.len() > limit {
+            return Err(Error::config(format!(
+                "limit_alphabet {limit} is smaller than initial_alphabet ({} characters), which is always kept",
+                initial.len()
+            )));
+        }
+        let room = limit - initial.len();
+        if seen.len() > room {
+            seen.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            seen.truncate(room);
+        }
+    }
+    let mut alphabet: Vec<char> = initial.into_iter().chain(seen.into_iter().map(|(c, _)| c)).collect();
+    alphabet.sort_unstable();
+    Ok(alphabet)
 }
 
 #[cfg(test)]
@@ -330,5 +402,130 @@ mod tests {
         let config = BpeTrainConfig { vocab_size: Some(2), ..Default::default() };
         let err = train(&counts(&[("abc", 1)]), &config, &mut |_| Ok(())).unwrap_err();
         assert!(err.to_string().contains("smaller than the base alphabet"), "{err}");
+    }
+
+    fn char_config(num_merges: usize) -> BpeTrainConfig {
+        BpeTrainConfig { num_merges: Some(num_merges), ..Default::default() }
+    }
+
+    fn ordinary_tokens(model: &Bpe) -> Vec<String> {
+        model.vocab().ordinary().map(|(_, b)| String::from_utf8_lossy(b).into_owned()).collect()
+    }
+
+    #[test]
+    fn limit_alphabet_keeps_the_most_frequent_characters() {
+        // a: 8, b: 5, z: 3, y: 1 (by count times occurrences).
+        let words = counts(&[("aab", 3), ("abz", 2), ("zy", 1)]);
+        let config = BpeTrainConfig { limit_alphabet: Some(2), ..char_config(10) };
+        let model = train(&words, &config, &mut |_| Ok(())).unwrap();
+        assert_eq!(ordinary_tokens(&model)[..2], ["a", "b"]);
+        assert_eq!(merge_strings(&model)[0], ("a".to_string(), "b".to_string()));
+        assert!(model.vocab().id(b"z").is_none() && model.vocab().id(b"y").is_none());
+    }
+
+    #[test]
+    fn limit_alphabet_breaks_ties_by_code_point() {
+        let words = counts(&[("yx", 2), ("xy", 2), ("w", 1)]);
+        let config = BpeTrainConfig { limit_alphabet: Some(1), ..char_config(3) };
+        let model = train(&words, &config, &mut |_| Ok(())).unwrap();
+        assert_eq!(ordinary_tokens(&model), ["x"]);
+        assert!(model.merges().is_empty(), "one character alone forms no pair");
+    }
+
+    #[test]
+    fn a_dropped_character_splits_its_word() {
+        // Without the split, "ab" and "ab" would touch across the dropped "q" and merge again.
+        let words = counts(&[("abqab", 1)]);
+        for unk_token in [None, Some("<unk>".to_string())] {
+            let options = BpeOptions { unk_token: unk_token.clone(), ..Default::default() };
+            let config = BpeTrainConfig { limit_alphabet: Some(2), options, ..char_config(5) };
+            let model = train(&words, &config, &mut |_| Ok(())).unwrap();
+            assert_eq!(merge_strings(&model), [("a".to_string(), "b".to_string())], "unk_token={unk_token:?}");
+            let mut ids = Vec::new();
+            let encoded = model.encode_piece("abqab", &mut ids);
+            match unk_token {
+                Some(_) => {
+                    let unk = model.vocab().any_id(b"<unk>").unwrap();
+                    let ab = model.vocab().id(b"ab").unwrap();
+                    assert_eq!(ids, [ab, unk, ab]);
+                }
+                None => assert!(matches!(encoded, Err(Error::OutOfVocabulary { ch: 'q', .. }))),
+            }
+        }
+    }
+
+    #[test]
+    fn suffix_and_special_tokens_do_not_count_against_the_limit() {
+        let options = BpeOptions { end_of_word_suffix: Some("</w>".into()), ..Default::default() };
+        let config = BpeTrainConfig {
+            limit_alphabet: Some(2),
+            special_tokens: vec!["<s>".into()],
+            options,
+            ..char_config(0)
+        };
+        let model = train(&counts(&[("abc", 3), ("ab", 1)]), &config, &mut |_| Ok(())).unwrap();
+        assert_eq!(ordinary_tokens(&model), ["a", "b", "</w>"]);
+        assert_eq!(model.vocab().specials().len(), 1);
+    }
+
+    #[test]
+    fn initial_alphabet_is_always_kept() {
+        let words = counts(&[("aab", 3), ("abz", 2)]);
+        let config = BpeTrainConfig { limit_alphabet: Some(3), initial_alphabet: vec!['é', 'y'], ..char_config(1) };
+        let model = train(&words, &config, &mut |_| Ok(())).unwrap();
+        // 'é' and 'y' are unseen yet kept; one place is left, and 'a' is the most frequent.
+        assert_eq!(ordinary_tokens(&model)[..3], ["a", "y", "é"]);
+        let mut ids = Vec::new();
+        model.encode_piece("éy", &mut ids).unwrap();
+        assert_eq!(ids.len(), 2);
+    }
+
+    #[test]
+    fn alphabet_options_that_cannot_work_are_errors() {
+        let words = counts(&[("abc", 1)]);
+        let cases = [
+            (BpeTrainConfig { limit_alphabet: Some(0), ..char_config(1) }, "at least 1"),
+            (
+                BpeTrainConfig { limit_alphabet: Some(1), initial_alphabet: vec!['x', 'y'], ..char_config(1) },
+                "smaller than initial_alphabet",
+            ),
+            (
+                BpeTrainConfig {
+                    limit_alphabet: Some(10),
+                    options: BpeOptions { byte_level: true, ..Default::default() },
+                    ..char_config(1)
+                },
+                "character-level",
+            ),
+        ];
+        for (config, expected) in cases {
+            let err = train(&words, &config, &mut |_| Ok(())).unwrap_err();
+            assert!(matches!(err, Error::Config(_)) && err.to_string().contains(expected), "{err}");
+        }
+    }
+
+    #[test]
+    fn byte_level_initial_alphabet_changes_nothing() {
+        let words = counts(&[("lowest", 4), ("ünï", 2)]);
+        let options = BpeOptions { byte_level: true, ..Default::default() };
+        let plain = BpeTrainConfig { options: options.clone(), ..char_config(6) };
+        let with = BpeTrainConfig { initial_alphabet: vec!['Ġ', 'x'], ..plain.clone() };
+        let a = train(&words, &plain, &mut |_| Ok(())).unwrap();
+        let b = train(&words, &with, &mut |_| Ok(())).unwrap();
+        assert_eq!(merge_strings(&a), merge_strings(&b));
+        assert_eq!(a.vocab().len(), b.vocab().len());
+    }
+
+    #[test]
+    fn training_stops_cleanly_when_no_pair_is_left() {
+        let words = counts(&[("abc", 1_000_000)]);
+        for byte_level in [true, false] {
+            let options = BpeOptions { byte_level, ..Default::default() };
+            let config = BpeTrainConfig { options, ..char_config(1000) };
+            let model = train(&words, &config, &mut |_| Ok(())).unwrap();
+            assert_eq!(model.merges().len(), 2, "byte_level={byte_level}");
+            let sized = BpeTrainConfig { num_merges: None, vocab_size: Some(100_000), ..config };
+            assert_eq!(train(&words, &sized, &mut |_| Ok(())).unwrap().merges().len(), 2);
+        }
     }
 }

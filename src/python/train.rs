@@ -214,7 +214,8 @@ impl WordCounter {
 /// the way the counter did. `progress(done, total)` is called now and then.
 #[pyfunction]
 #[pyo3(signature = (counter, *, vocab_size, num_merges, byte_level, end_of_word_suffix, unk_token,
-                    special_tokens, min_frequency, max_token_length, progress, base=None))]
+                    special_tokens, min_frequency, max_token_length, progress, base=None,
+                    limit_alphabet=None, initial_alphabet=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_bpe(
     py: Python<'_>,
@@ -229,6 +230,8 @@ pub fn train_bpe(
     max_token_length: Option<usize>,
     progress: Option<Py<PyAny>>,
     base: Option<PyRef<'_, CoreTokenizer>>,
+    limit_alphabet: Option<usize>,
+    initial_alphabet: Vec<String>,
 ) -> PyResult<CoreTokenizer> {
     if byte_level && (end_of_word_suffix.is_some() || unk_token.is_some()) {
         return Err(to_py(Error::config(
@@ -238,6 +241,19 @@ pub fn train_bpe(
     if end_of_word_suffix.as_deref() == Some("") {
         return Err(to_py(Error::config("end_of_word_suffix must not be empty")));
     }
+    let initial_alphabet = initial_alphabet
+        .iter()
+        .map(|s| {
+            let mut chars = s.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => Ok(c),
+                _ => Err(to_py(Error::config(format!(
+                    "initial_alphabet holds single characters; got {s:?} ({} characters)",
+                    s.chars().count()
+                )))),
+            }
+        })
+        .collect::<PyResult<Vec<char>>>()?;
     let config = BpeTrainConfig {
         vocab_size,
         num_merges,
@@ -245,6 +261,8 @@ pub fn train_bpe(
         special_tokens,
         min_frequency,
         max_token_length,
+        limit_alphabet,
+        initial_alphabet,
     };
     // A shared handle, not a copy: the table is copied only if the counter changes meanwhile.
     let counts = counter.counts.lock().expect("counter lock").clone();
