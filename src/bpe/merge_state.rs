@@ -8,16 +8,45 @@
 //! few places ahead are prefetched while this one is rewritten, and a word shrinks in place
 //! without allocating.
 
+use crate::error::{Error, Result};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::collections::hash_map::Entry;
 
 pub(super) type Pair = (u32, u32);
 
-/// A unique word of the corpus as a sequence of symbol ids, with its count.
-pub(super) struct Word {
-    pub symbols: Vec<u32>,
-    pub count: u64,
+/// The unique words of the corpus as symbol sequences with counts, already laid out the way the
+/// merge state keeps them (no vector per word to allocate and free).
+#[derive(Default)]
+pub(super) struct WordList {
+    arena: Vec<u32>,
+    offsets: Vec<u32>,
+}
+
+impl WordList {
+    pub fn with_capacity(words: usize, symbols: usize) -> Self {
+        WordList { arena: Vec::with_capacity(words * HEADER + symbols), offsets: Vec::with_capacity(words) }
+    }
+
+    /// Adds a word (fewer than two symbols: nothing to merge, so it is left out).
+    pub fn push(&mut self, symbols: &[u32], count: u64) -> Result<()> {
+        if symbols.len() < 2 {
+            return Ok(());
+        }
+        // Offsets are u32 to halve the where-lists; 2^32 symbols is a 16 GB table.
+        let offset = u32::try_from(self.arena.len())
+            .ok()
+            .filter(|&o| (o as u64) + (HEADER + symbols.len()) as u64 <= u32::MAX as u64)
+            .ok_or_else(|| {
+                Error::config("the word table is too large to train on at once (over 2^32 symbols); count with max_memory to keep it smaller")
+            })?;
+        self.offsets.push(offset);
+        self.arena.push(symbols.len() as u32);
+        self.arena.push(count as u32);
+        self.arena.push((count >> 32) as u32);
+        self.arena.extend_from_slice(symbols);
+        Ok(())
+    }
 }
 
 /// Arena slots before a word's symbols: its length and its u64 count as two halves.
@@ -43,8 +72,11 @@ pub(super) struct MergeState {
 #[derive(Default)]
 struct Changes {
     fallen: FxHashMap<Pair, u64>,
-    /// The rise of each pair and the words (arena offsets) that gained it.
-    risen: FxHashMap<Pair, (u64, Vec<u32>)>,
+    risen: FxHashMap<Pair, u64>,
+    /// (pair, arena offset of a word that gained it), in word order. One flat list rather than
+    /// a vector per pair: a merge can raise thousands of pairs, and allocating for each was a
+    /// large share of training time.
+    gained: Vec<(Pair, u32)>,
 }
 
 impl Changes {
@@ -55,11 +87,8 @@ impl Changes {
 
     #[inline]
     fn rise(&mut self, pair: Pair, count: u64, word: u32) {
-        let (total, words) = self.risen.entry(pair).or_default();
-        *total += count;
-        if words.last() != Some(&word) {
-            words.push(word);
-        }
+        *self.risen.entry(pair).or_insert(0) += count;
+        self.gained.push((pair, word));
     }
 }
 
@@ -76,20 +105,9 @@ fn prefetch(slot: &u32) {
 }
 
 impl MergeState {
-    /// Lays the words out in the arena (freeing each word's own buffer as it goes) and counts
-    /// their pairs.
-    pub fn new(words: Vec<Word>) -> Self {
-        let size = words.iter().map(|w| HEADER + w.symbols.len()).sum();
-        let mut arena = Vec::with_capacity(size);
-        let mut offsets = Vec::with_capacity(words.len());
-        for Word { symbols, count } in words {
-            offsets.push(arena.len());
-            arena.push(symbols.len() as u32);
-            arena.push(count as u32);
-            arena.push((count >> 32) as u32);
-            arena.extend_from_slice(&symbols);
-        }
-        assert!(arena.len() <= u32::MAX as usize, "word arena beyond 2^32 symbols");
+    /// Counts the pairs of `words` and lists where each occurs.
+    pub fn new(words: WordList) -> Self {
+        let WordList { arena, offsets } = words;
         // Pass 1 (parallel): each pair's count and how many words hold it.
         let chunk = (offsets.len() / (rayon::current_num_threads() * 4)).max(1024);
         let arena_ref = &arena;
@@ -98,7 +116,7 @@ impl MergeState {
             .map(|slice| {
                 let mut tallies: FxHashMap<Pair, (u64, u32)> = FxHashMap::default();
                 for &off in slice {
-                    let (symbols, count) = word_at(arena_ref, off);
+                    let (symbols, count) = word_at(arena_ref, off as usize);
                     for (k, w) in symbols.windows(2).enumerate() {
                         let pair = (w[0], w[1]);
                         let tally = tallies.entry(pair).or_insert((0, 0));
@@ -123,11 +141,11 @@ impl MergeState {
         let mut where_pair: FxHashMap<Pair, Vec<u32>> =
             tallies.iter().map(|(&pair, &(_, words))| (pair, Vec::with_capacity(words as usize))).collect();
         for &off in &offsets {
-            let (symbols, _) = word_at(&arena, off);
+            let (symbols, _) = word_at(&arena, off as usize);
             for (k, w) in symbols.windows(2).enumerate() {
                 let pair = (w[0], w[1]);
                 if !symbols[..k].windows(2).any(|v| (v[0], v[1]) == pair) {
-                    where_pair.get_mut(&pair).expect("tallied").push(off as u32);
+                    where_pair.get_mut(&pair).expect("tallied").push(off);
                 }
             }
         }
@@ -172,24 +190,30 @@ impl MergeState {
                 for (p, n) in part.fallen {
                     *changes.fallen.entry(p).or_insert(0) += n;
                 }
-                for (p, (n, words)) in part.risen {
-                    let (total, all) = changes.risen.entry(p).or_default();
-                    *total += n;
-                    all.extend(words);
+                for (p, n) in part.risen {
+                    *changes.risen.entry(p).or_insert(0) += n;
                 }
+                changes.gained.extend(part.gained);
             }
         }
         let mut rose = Vec::with_capacity(changes.risen.len());
-        for (p, (n, words)) in changes.risen.drain() {
+        for (p, n) in changes.risen.drain() {
             *self.pair_counts.entry(p).or_insert(0) += n;
-            match self.where_pair.entry(p) {
-                Entry::Occupied(mut e) => e.get_mut().extend(words),
-                Entry::Vacant(e) => {
-                    e.insert(words);
-                }
-            }
             rose.push(p);
         }
+        // Stable: each pair's words stay in arena order, so its where-list stays sorted.
+        changes.gained.sort_by_key(|&(p, _)| p);
+        changes.gained.dedup();
+        for run in changes.gained.chunk_by(|a, b| a.0 == b.0) {
+            let words = run.iter().map(|&(_, word)| word);
+            match self.where_pair.entry(run[0].0) {
+                Entry::Occupied(mut e) => e.get_mut().extend(words),
+                Entry::Vacant(e) => {
+                    e.insert(words.collect());
+                }
+            }
+        }
+        changes.gained.clear();
         for (p, n) in changes.fallen.drain() {
             if let Some(count) = self.pair_counts.get_mut(&p) {
                 debug_assert!(*count >= n, "pair count fell below zero");
@@ -348,7 +372,11 @@ mod tests {
     use super::*;
 
     fn state(words: &[(&[u32], u64)]) -> MergeState {
-        MergeState::new(words.iter().map(|&(symbols, count)| Word { symbols: symbols.to_vec(), count }).collect())
+        let mut list = WordList::default();
+        for &(symbols, count) in words {
+            list.push(symbols, count).unwrap();
+        }
+        MergeState::new(list)
     }
 
     fn first_word(s: &MergeState) -> Vec<u32> {

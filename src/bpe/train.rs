@@ -13,7 +13,7 @@
 //! Ties between equal counts break on bytes: the smaller left token, then the smaller right
 //! token, so the result never depends on thread count, hash order or corpus order.
 
-use super::merge_state::{Candidate, MergeState, Pair, PairHeap, Word};
+use super::merge_state::{Candidate, MergeState, Pair, PairHeap, WordList};
 use super::{Bpe, BpeOptions};
 use crate::count::WordCounts;
 use crate::error::{Error, Result};
@@ -92,12 +92,13 @@ pub fn continue_training(
     for special in &config.special_tokens {
         vocab.push_special(special, None)?;
     }
-    let mut out = Vec::with_capacity(words.len());
+    let mut out = WordList::with_capacity(words.len(), 0);
+    let mut symbols = Vec::new();
     if options.byte_level {
         for (word, count) in words.iter() {
-            let mut symbols = Vec::with_capacity(word.len());
+            symbols.clear();
             base.encode_bytes(word, &mut symbols);
-            out.push(Word { symbols, count });
+            out.push(&symbols, count)?;
         }
     } else {
         let mut texts = Vec::with_capacity(words.len());
@@ -119,11 +120,12 @@ pub fn continue_training(
         let suffix_id = options.end_of_word_suffix.as_ref().and_then(|s| vocab.id(s.as_bytes()));
         texts.sort_unstable();
         for (text, count) in texts {
-            let mut symbols: Vec<u32> =
-                text.chars().map(|c| vocab.id(c.encode_utf8(&mut buf).as_bytes()).expect("alphabet holds it")).collect();
+            symbols.clear();
+            // Every character was added to the vocabulary just above.
+            symbols.extend(text.chars().filter_map(|c| vocab.id(c.encode_utf8(&mut buf).as_bytes())));
             symbols.extend(suffix_id);
             base.merge_symbols(&mut symbols);
-            out.push(Word { symbols, count });
+            out.push(&symbols, count)?;
         }
     }
     merge_loop(vocab, out, base.merges().to_vec(), options, config, progress)
@@ -132,7 +134,7 @@ pub fn continue_training(
 /// The merge loop shared by fresh and continued training.
 fn merge_loop(
     mut vocab: Vocab,
-    words: Vec<Word>,
+    words: WordList,
     mut merges: Vec<Pair>,
     options: BpeOptions,
     config: &BpeTrainConfig,
@@ -222,6 +224,9 @@ fn merge_loop(
             progress(TrainProgress { merges_done: reported, merges_total: target_merges as u64 })?;
         }
     }
+    // Freeing millions of where-list entries takes a noticeable fraction of a second; nothing
+    // waits for it, so it happens on a thread of its own.
+    std::thread::spawn(move || drop((state, heap)));
     let learned = (merges.len() - merges_before) as u64;
     progress(TrainProgress { merges_done: learned, merges_total: target_merges as u64 })?;
     Bpe::from_merges(vocab, merges, options)
@@ -239,11 +244,13 @@ fn initial_words(
     config: &BpeTrainConfig,
     options: &BpeOptions,
     vocab: &mut Vocab,
-) -> Result<Vec<Word>> {
+) -> Result<WordList> {
     if words.is_empty() {
         return Err(Error::EmptyCorpus("no words to train on".into()));
     }
-    let mut out = Vec::with_capacity(words.len());
+    let total_bytes: usize = words.iter().map(|(w, _)| w.len()).sum();
+    let mut out = WordList::with_capacity(words.len(), total_bytes);
+    let mut symbols: Vec<u32> = Vec::new();
     if options.byte_level {
         if config.limit_alphabet.is_some() {
             return Err(Error::config(
@@ -253,7 +260,9 @@ fn initial_words(
         // `initial_alphabet` needs nothing here: all 256 bytes are in the alphabet already.
         let byte_ids: Vec<u32> = (0..=255u8).map(|b| vocab.push(&[b])).collect();
         for (word, count) in words.iter() {
-            out.push(Word { symbols: word.iter().map(|&b| byte_ids[b as usize]).collect(), count });
+            symbols.clear();
+            symbols.extend(word.iter().map(|&b| byte_ids[b as usize]));
+            out.push(&symbols, count)?;
         }
     } else {
         let mut char_counts: FxHashMap<char, u64> = FxHashMap::default();
@@ -280,22 +289,18 @@ fn initial_words(
         // Sorted so that word order (and so where-lists) never depends on hash order.
         texts.sort_unstable();
         for (text, count) in texts {
-            let mut symbols: Vec<u32> = Vec::with_capacity(text.len() + 1);
+            symbols.clear();
             for c in text.chars() {
                 match char_ids.get(&c) {
                     Some(&id) => symbols.push(id),
                     None => {
-                        if symbols.len() > 1 {
-                            out.push(Word { symbols: std::mem::take(&mut symbols), count });
-                        }
+                        out.push(&symbols, count)?;
                         symbols.clear();
                     }
                 }
             }
             symbols.extend(suffix_id);
-            if !symbols.is_empty() {
-                out.push(Word { symbols, count });
-            }
+            out.push(&symbols, count)?;
         }
     }
     Ok(out)
