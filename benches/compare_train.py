@@ -22,6 +22,17 @@ TRAINERS = {
         tok = tokenmill.train_bpe(FILES, vocab_size=VOCAB, pattern=PATTERN, show_progress=False)
         encode = tok.encode_ordinary
     """,
+    # The same trainer fed one line at a time, as rustbpe and Hugging Face read their input: the
+    # like-for-like check of bytes/token (whole files let pieces such as "\n\n    " span lines).
+    "tokenmill-lines": """
+        import tokenmill
+        def lines():
+            for f in FILES:
+                with open(f, encoding="utf-8", errors="replace") as fh:
+                    yield from fh
+        tok = tokenmill.train_bpe(lines(), vocab_size=VOCAB, pattern=PATTERN, show_progress=False)
+        encode = tok.encode_ordinary
+    """,
     "gigabpe": """
         import gigabpe, tempfile, os, tokenizers
         if PATTERN != "gpt2":

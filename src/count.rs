@@ -9,6 +9,7 @@ use crate::pretokenize::PreTokenizer;
 use crate::special::{Segment, SpecialTokens};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
+use crate::read::{Block, BlockReader, CutRule};
 use std::path::{Path, PathBuf};
 
 /// Unique words (byte strings) with their counts.
@@ -202,6 +203,8 @@ pub struct WordSplitter {
 
 /// Below this size a text is counted on the calling thread.
 const CHUNK: usize = 1 << 20;
+/// Files are read and counted this many bytes at a time.
+const BLOCK: usize = 64 << 20;
 
 impl WordSplitter {
     /// Counts the words of one text into `into` (one thread).
@@ -237,7 +240,8 @@ impl WordSplitter {
 
     /// Counts raw bytes read from `path`. Byte-level training keeps invalid UTF-8 as words of
     /// raw bytes; otherwise invalid UTF-8 is an error naming the file and offset.
-    pub fn count_bytes(&self, bytes: &[u8], path: &Path, byte_level: bool) -> Result<WordCounts> {
+    /// `offset` is where `bytes` start in the file, for error messages.
+    pub fn count_bytes(&self, bytes: &[u8], path: &Path, offset: u64, byte_level: bool) -> Result<WordCounts> {
         // Binary data breaks into millions of valid runs; listing them all before counting took
         // 16 bytes per run twice over (about 20 times the file's size), so runs are counted in
         // batches of this many.
@@ -246,7 +250,7 @@ impl WordSplitter {
         let mut texts = Vec::new();
         let mut raw = WordCounts::default();
         let mut rest = bytes;
-        let mut offset = 0u64;
+        let mut offset = offset;
         loop {
             match std::str::from_utf8(rest) {
                 Ok(text) => {
@@ -275,31 +279,63 @@ impl WordSplitter {
         Ok(counted.merge(self.count_texts(&texts)?).merge(raw))
     }
 
-    /// Reads and counts files (plain, `.gz` or `.zst`). With `text_field`, each line is a JSON
-    /// object whose field of that name is one document. `on_file` is told each file's size.
+    /// Reads and counts files (plain, `.gz` or `.zst`) in blocks, handing the counts of each
+    /// batch of blocks to `sink` with the number of bytes read, so memory stays bounded
+    /// whatever the size of a file. With `text_field`, each line is a JSON object whose field
+    /// of that name is one document.
     pub fn count_files(
         &self,
         paths: &[PathBuf],
         byte_level: bool,
         text_field: Option<&str>,
-        on_file: &(dyn Fn(u64) -> Result<()> + Sync),
-    ) -> Result<WordCounts> {
-        paths
-            .par_iter()
-            .map(|path| {
-                let bytes = read_corpus_file(path)?;
-                let counts = match text_field {
-                    None => self.count_bytes(&bytes, path, byte_level)?,
-                    Some(field) => self.count_json_lines(&bytes, path, field)?,
-                };
-                on_file(bytes.len() as u64)?;
-                Ok(counts)
-            })
-            .try_reduce(WordCounts::default, |a, b| Ok(a.merge(b)))
+        sink: &mut dyn FnMut(WordCounts, u64) -> Result<()>,
+    ) -> Result<()> {
+        self.count_files_in_blocks(paths, byte_level, text_field, BLOCK, sink)
+    }
+
+    fn count_files_in_blocks(
+        &self,
+        paths: &[PathBuf],
+        byte_level: bool,
+        text_field: Option<&str>,
+        block_size: usize,
+        sink: &mut dyn FnMut(WordCounts, u64) -> Result<()>,
+    ) -> Result<()> {
+        let rule = if text_field.is_some() { CutRule::AnyNewline } else { CutRule::LoneNewline };
+        let mut batch: Vec<Block> = Vec::new();
+        let mut batch_bytes = 0;
+        let mut flush = |batch: &mut Vec<Block>| -> Result<()> {
+            let read: u64 = batch.iter().map(|b| b.bytes.len() as u64).sum();
+            let counts = batch
+                .par_iter()
+                .map(|block| match text_field {
+                    None => self.count_bytes(&block.bytes, &block.path, block.offset, byte_level),
+                    Some(field) => self.count_json_lines(block, field),
+                })
+                .try_reduce(WordCounts::default, |a, b| Ok(a.merge(b)))?;
+            batch.clear();
+            sink(counts, read)
+        };
+        for path in paths {
+            let mut reader = BlockReader::open(path, rule, block_size)?;
+            while let Some(block) = reader.next_block()? {
+                batch_bytes += block.bytes.len();
+                batch.push(block);
+                if batch_bytes >= block_size {
+                    flush(&mut batch)?;
+                    batch_bytes = 0;
+                }
+            }
+        }
+        if !batch.is_empty() {
+            flush(&mut batch)?;
+        }
+        Ok(())
     }
 
     /// Counts JSON Lines: every line is an object whose string field `field` is a document.
-    fn count_json_lines(&self, bytes: &[u8], path: &Path, field: &str) -> Result<WordCounts> {
+    fn count_json_lines(&self, block: &Block, field: &str) -> Result<WordCounts> {
+        let (bytes, path) = (&block.bytes[..], &block.path);
         let mut texts = Vec::new();
         for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
             if line.iter().all(u8::is_ascii_whitespace) {
@@ -308,7 +344,7 @@ impl WordSplitter {
             let bad = |reason: String| Error::Format {
                 path: path.to_path_buf(),
                 format: "JSON Lines",
-                reason: format!("line {}: {reason}", n + 1),
+                reason: format!("line {}: {reason}", block.line + n as u64),
             };
             let value: serde_json::Value = serde_json::from_slice(line).map_err(|e| bad(e.to_string()))?;
             match value.get(field) {
@@ -320,38 +356,6 @@ impl WordSplitter {
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
         self.count_texts(&texts)
     }
-}
-
-/// A corpus file's bytes, decompressed by extension (`.gz`, `.zst`); errors name the file.
-pub fn read_corpus_file(path: &Path) -> Result<Vec<u8>> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut out = Vec::new();
-    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    // An empty .gz/.zst holds no text (Python's gzip.decompress(b"") agrees), so an empty shard
-    // among good ones counts as absent instead of failing as a broken archive. Plain files need
-    // no check (reading gives nothing), and a pipe or /proc file reports size 0 yet has data.
-    let compressed = matches!(extension, "gz" | "zst" | "zstd");
-    if compressed && file.metadata().is_ok_and(|m| m.is_file() && m.len() == 0) {
-        return Ok(out);
-    }
-    let result = match extension {
-        "gz" => flate2::read::MultiGzDecoder::new(file).read_to_end(&mut out),
-        "zst" | "zstd" => zstd::Decoder::new(file).and_then(|mut d| d.read_to_end(&mut out)),
-        _ => std::io::BufReader::new(file).read_to_end(&mut out),
-    };
-    result.map_err(|e| {
-        if compressed {
-            Error::Format {
-                path: path.to_path_buf(),
-                format: if extension == "gz" { "gzip" } else { "zstd" },
-                reason: format!("{e} (truncated or corrupt?)"),
-            }
-        } else {
-            Error::io(path, e)
-        }
-    })?;
-    Ok(out)
 }
 
 /// Cuts `text` into pieces of about `target` bytes after a lone newline (no whitespace before
@@ -420,6 +424,36 @@ mod tests {
     }
 
     #[test]
+    fn files_counted_in_blocks_equal_the_whole_text() {
+        let text = "fn main() {\n    let x = 1;\n}\nhello  world\n\nagain \u{e9}t\u{e9}\nx\n".repeat(3000);
+        let dir = std::env::temp_dir().join(format!("tokenmill-count-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.txt");
+        std::fs::write(&path, &text).unwrap();
+        let s = splitter("cl100k");
+        let mut whole = WordCounts::default();
+        s.count_text(&text, &mut whole).unwrap();
+        let (mut blocks, mut read) = (WordCounts::default(), 0);
+        let mut sink = |c: WordCounts, n: u64| {
+            blocks = std::mem::take(&mut blocks).merge(c);
+            read += n;
+            Ok(())
+        };
+        s.count_files_in_blocks(std::slice::from_ref(&path), false, None, 4096, &mut sink).unwrap();
+        assert_eq!(read, text.len() as u64);
+        assert_eq!((blocks.len(), blocks.total()), (whole.len(), whole.total()));
+        for (w, n) in whole.iter() {
+            assert_eq!(blocks.get(w), n, "{:?}", String::from_utf8_lossy(w));
+        }
+        // JSON Lines errors name the line of the file, not of the block.
+        let lines = "{\"text\": \"ok\"}\n".repeat(1000) + "{\"other\": 1}\n";
+        std::fs::write(&path, lines).unwrap();
+        let err = s.count_files_in_blocks(&[path], false, Some("text"), 1000, &mut |_, _| Ok(())).unwrap_err();
+        assert!(err.to_string().contains("line 1001:"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn text_without_a_newline_is_one_chunk() {
         // One thread then counts it all; the cut search scans it once, so this stays linear.
         let text = "word ".repeat(10_000);
@@ -430,10 +464,10 @@ mod tests {
     fn invalid_utf8_is_raw_bytes_or_an_error() {
         let s = splitter("gpt2");
         let bytes = b"ok \xff\xfe ok";
-        let counts = s.count_bytes(bytes, Path::new("f.txt"), true).unwrap();
+        let counts = s.count_bytes(bytes, Path::new("f.txt"), 0, true).unwrap();
         assert_eq!(counts.get(b"\xff"), 1);
         assert_eq!(counts.get(b" ok"), 1);
-        let err = s.count_bytes(bytes, Path::new("f.txt"), false).unwrap_err();
+        let err = s.count_bytes(bytes, Path::new("f.txt"), 0, false).unwrap_err();
         assert_eq!(err.to_string(), "f.txt: invalid UTF-8 at byte offset 3");
     }
 

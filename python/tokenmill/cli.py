@@ -175,9 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--special-token", action="append", help="a special token (repeatable); ids 0, 1, … in order")
     t.add_argument("--min-frequency", type=int, default=1, help="never merge pairs seen fewer times")
     t.add_argument("--max-token-length", type=int, help="longest token to create")
-    t.add_argument(
-        "--limit-alphabet", type=int, help="keep at most N characters, the most frequent (character-level)"
-    )
+    t.add_argument("--limit-alphabet", type=int, help="keep at most N characters, the most frequent (character-level)")
     t.add_argument(
         "--initial-alphabet", metavar="CHARS", help="characters always in the alphabet, e.g. 'abcäöü' (character-level)"
     )

@@ -20,7 +20,6 @@ Corpus = Union[str, "os.PathLike[str]", Iterable[str], Iterable["os.PathLike[str
 
 _GLOB_MAGIC = set("*?[")
 _TEXT_BATCH_BYTES = 4 << 20
-_FILE_BATCH_BYTES = 64 << 20
 
 
 def default_corpus_files() -> list[Path]:
@@ -128,22 +127,20 @@ def count_files(
     text_field: str | None = None,
     after_batch: Callable[[], None] = lambda: None,
 ) -> None:
+    """Rust reads the files block by block; after each block the bar moves and `after_batch`
+    runs, so a single huge file still shows progress and stays within a memory budget."""
     sizes = []
     for f in files:
         try:
             sizes.append(f.stat().st_size)
         except OSError as e:
             raise _core.CorpusError(f"{f}: {e.strerror}") from None
-    with Progress("counting", sum(sizes), "B", show_progress) as bar:
-        batch: list[str] = []
-        batch_bytes = 0
-        for f, size in zip(files, sizes):
-            batch.append(os.fspath(f))
-            batch_bytes += size
-            if batch_bytes >= _FILE_BATCH_BYTES:
-                bar.update(counter.add_files(batch, text_field))
-                after_batch()
-                batch, batch_bytes = [], 0
-        if batch:
-            bar.update(counter.add_files(batch, text_field))
+    # Compressed files report decompressed bytes, which their sizes on disk cannot total.
+    compressed = any(f.suffix in (".gz", ".zst", ".zstd") for f in files)
+    with Progress("counting", None if compressed else sum(sizes), "B", show_progress) as bar:
+
+        def on_block(read: int) -> None:
+            bar.update(read)
             after_batch()
+
+        counter.add_files([os.fspath(f) for f in files], text_field, on_block)

@@ -78,16 +78,38 @@ impl WordCounter {
         Ok(())
     }
 
-    /// Reads and counts a batch of files (plain, .gz, .zst; JSON Lines with `text_field`);
-    /// returns the number of text bytes read.
-    #[pyo3(signature = (paths, text_field=None))]
-    fn add_files(&self, py: Python<'_>, paths: Vec<PathBuf>, text_field: Option<&str>) -> PyResult<u64> {
-        let counts = py
-            .detach(|| self.splitter.count_files(&paths, self.byte_level, text_field, &|_| Ok(())))
-            .map_err(to_py)?;
-        let bytes = counts.text_bytes;
-        self.absorb(counts);
-        Ok(bytes)
+    /// Reads and counts files (plain, .gz, .zst; JSON Lines with `text_field`) block by block;
+    /// after each block's counts are added, `on_block(bytes_read)` runs (progress, pruning) and
+    /// Ctrl-C is honoured. Returns the number of bytes read.
+    #[pyo3(signature = (paths, text_field=None, on_block=None))]
+    fn add_files(
+        &self,
+        py: Python<'_>,
+        paths: Vec<PathBuf>,
+        text_field: Option<&str>,
+        on_block: Option<Py<PyAny>>,
+    ) -> PyResult<u64> {
+        let mut total = 0;
+        let mut python_error: Option<PyErr> = None;
+        let mut sink = |counts: WordCounts, read: u64| -> Result<()> {
+            self.absorb(counts);
+            total += read;
+            Python::attach(|py| {
+                let outcome = py.check_signals().and_then(|_| match &on_block {
+                    Some(cb) => cb.call1(py, (read,)).map(|_| ()),
+                    None => Ok(()),
+                });
+                outcome.map_err(|e| {
+                    python_error = Some(e);
+                    Error::Interrupted
+                })
+            })
+        };
+        match py.detach(|| self.splitter.count_files(&paths, self.byte_level, text_field, &mut sink)) {
+            Ok(()) => Ok(total),
+            Err(Error::Interrupted) => Err(python_error.unwrap_or_else(|| to_py(Error::Interrupted))),
+            Err(e) => Err(to_py(e)),
+        }
     }
 
     /// Adds the counts of another counter configured the same way.

@@ -1,0 +1,199 @@
+//! Reading corpus files in blocks: plain text, `.gz` and `.zst`, decompressed on the fly.
+//!
+//! Why blocks: a corpus file can be larger than memory (a 20 GB shard, a 1 GB file with no
+//! newline is rarer). A block ends at a place where cutting cannot change the words — after a
+//! lone newline followed by an ASCII letter or digit for text, after any newline for JSON Lines —
+//! so counting block by block gives exactly the counts of the whole file. Only a file with no
+//! such place at all has to be held whole.
+
+use crate::error::{Error, Result};
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Where a block of text may end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CutRule {
+    /// After a `\n` that follows a non-space and precedes an ASCII letter or digit: no preset
+    /// pattern joins such a newline to its neighbours, so it is a word boundary for all of them.
+    LoneNewline,
+    /// After any `\n` (JSON Lines: one document per line).
+    AnyNewline,
+}
+
+impl CutRule {
+    /// Whether a block may end just before `bytes[i]` (`0 < i < bytes.len()`).
+    #[inline]
+    pub fn allows(self, bytes: &[u8], i: usize) -> bool {
+        match self {
+            CutRule::AnyNewline => bytes[i - 1] == b'\n',
+            CutRule::LoneNewline => {
+                i >= 2
+                    && bytes[i - 1] == b'\n'
+                    && bytes[i].is_ascii_alphanumeric()
+                    && !bytes[i - 2].is_ascii_whitespace()
+            }
+        }
+    }
+
+    /// The last place in `bytes` where a block may end, if any.
+    pub fn last_cut(self, bytes: &[u8]) -> Option<usize> {
+        (1..bytes.len()).rev().find(|&i| self.allows(bytes, i))
+    }
+}
+
+/// One piece of a corpus file: its bytes and where they start in the (decompressed) file.
+pub struct Block {
+    pub path: PathBuf,
+    /// Byte offset of the first byte.
+    pub offset: u64,
+    /// Line number (from 1) of the first byte (kept for JSON Lines only).
+    pub line: u64,
+    pub bytes: Vec<u8>,
+}
+
+/// Reads one corpus file as a sequence of blocks of about `target` bytes.
+pub struct BlockReader {
+    path: PathBuf,
+    source: Box<dyn Read + Send>,
+    compressed: Option<&'static str>,
+    rule: CutRule,
+    target: usize,
+    carry: Vec<u8>,
+    offset: u64,
+    line: u64,
+    done: bool,
+}
+
+impl BlockReader {
+    pub fn open(path: &Path, rule: CutRule, target: usize) -> Result<Self> {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let compressed = match extension {
+            "gz" => Some("gzip"),
+            "zst" | "zstd" => Some("zstd"),
+            _ => None,
+        };
+        // An empty .gz/.zst holds no text (Python's gzip.decompress(b"") agrees), so an empty
+        // shard among good ones counts as absent instead of failing as a broken archive. Plain
+        // files need no check, and a pipe or /proc file reports size 0 yet has data.
+        let empty = compressed.is_some() && file.metadata().is_ok_and(|m| m.is_file() && m.len() == 0);
+        let source: Box<dyn Read + Send> = match compressed {
+            _ if empty => Box::new(std::io::empty()),
+            Some("gzip") => Box::new(flate2::read::MultiGzDecoder::new(file)),
+            Some(_) => Box::new(zstd::Decoder::new(file).map_err(|e| Error::io(path, e))?),
+            None => Box::new(file),
+        };
+        Ok(BlockReader {
+            path: path.to_path_buf(),
+            source,
+            compressed,
+            rule,
+            target: target.max(1),
+            carry: Vec::new(),
+            offset: 0,
+            line: 1,
+            done: false,
+        })
+    }
+
+    /// The next block, or `None` at the end of the file.
+    pub fn next_block(&mut self) -> Result<Option<Block>> {
+        loop {
+            if self.done {
+                if self.carry.is_empty() {
+                    return Ok(None);
+                }
+                let bytes = std::mem::take(&mut self.carry);
+                return Ok(Some(self.emit(bytes)));
+            }
+            let searched = self.carry.len();
+            self.fill()?;
+            if self.done {
+                continue;
+            }
+            // Search only what is new (plus one byte of lookbehind): a carry without a cut
+            // is never searched twice, so a file with no place to cut is still read in linear time.
+            let from = searched.saturating_sub(2);
+            if let Some(cut) = self.rule.last_cut(&self.carry[from..]).map(|c| c + from) {
+                let rest = self.carry.split_off(cut);
+                let bytes = std::mem::replace(&mut self.carry, rest);
+                return Ok(Some(self.emit(bytes)));
+            }
+        }
+    }
+
+    fn emit(&mut self, bytes: Vec<u8>) -> Block {
+        let block = Block { path: self.path.clone(), offset: self.offset, line: self.line, bytes };
+        self.offset += block.bytes.len() as u64;
+        if self.rule == CutRule::AnyNewline {
+            self.line += block.bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+        }
+        block
+    }
+
+    /// Reads until the carry holds `target` more bytes or the file ends.
+    fn fill(&mut self) -> Result<()> {
+        let want = self.target as u64;
+        let got = (&mut self.source).take(want).read_to_end(&mut self.carry).map_err(|e| match self.compressed {
+            Some(format) => Error::Format {
+                path: self.path.clone(),
+                format,
+                reason: format!("{e} (truncated or corrupt?)"),
+            },
+            None => Error::io(&self.path, e),
+        })?;
+        if (got as u64) < want {
+            self.done = true;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocks(text: &[u8], rule: CutRule, target: usize) -> Vec<Block> {
+        let dir = std::env::temp_dir().join(format!("tokenmill-read-{}-{target}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("corpus.txt");
+        std::fs::write(&path, text).unwrap();
+        let mut reader = BlockReader::open(&path, rule, target).unwrap();
+        let out = std::iter::from_fn(|| reader.next_block().unwrap()).collect();
+        std::fs::remove_dir_all(&dir).unwrap();
+        out
+    }
+
+    #[test]
+    fn blocks_cover_the_file_and_end_at_allowed_places() {
+        let text = "fn main() {\n    x;\n}\nlet y = 2;\nz\n\nw\n".repeat(300);
+        let parts = blocks(text.as_bytes(), CutRule::LoneNewline, 100);
+        assert!(parts.len() > 10);
+        let mut joined = Vec::new();
+        for block in &parts {
+            assert_eq!(block.offset, joined.len() as u64);
+            joined.extend_from_slice(&block.bytes);
+            if joined.len() < text.len() {
+                assert!(CutRule::LoneNewline.allows(text.as_bytes(), joined.len()));
+            }
+        }
+        assert_eq!(joined, text.as_bytes());
+    }
+
+    #[test]
+    fn text_without_a_place_to_cut_is_one_block() {
+        let text = "word ".repeat(5_000);
+        let parts = blocks(text.as_bytes(), CutRule::LoneNewline, 64);
+        assert_eq!(parts.len(), 1);
+        assert_eq!(parts[0].bytes, text.as_bytes());
+    }
+
+    #[test]
+    fn json_lines_cut_after_any_newline() {
+        let text = "{\"text\": \"a\"}\n".repeat(100);
+        let parts = blocks(text.as_bytes(), CutRule::AnyNewline, 50);
+        assert!(parts.len() > 10);
+        assert!(parts.iter().all(|b| b.bytes.ends_with(b"\n")));
+    }
+}
