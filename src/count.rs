@@ -6,10 +6,10 @@
 use crate::error::{Error, Result};
 use crate::normalize::Normalizer;
 use crate::pretokenize::PreTokenizer;
+use crate::read::{Block, BlockReader, CutRule};
 use crate::special::{Segment, SpecialTokens};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use crate::read::{Block, BlockReader, CutRule};
 use std::path::{Path, PathBuf};
 
 /// Unique words (byte strings) with their counts.
@@ -204,7 +204,7 @@ pub struct WordSplitter {
 /// Below this size a text is counted on the calling thread.
 const CHUNK: usize = 1 << 20;
 /// Files are read and counted this many bytes at a time.
-const BLOCK: usize = 64 << 20;
+const BLOCK: usize = 16 << 20;
 
 impl WordSplitter {
     /// Counts the words of one text into `into` (one thread).

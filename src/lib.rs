@@ -9,6 +9,7 @@ pub mod bpe;
 pub mod count;
 pub mod error;
 pub mod normalize;
+pub mod piece_cache;
 pub mod pretokenize;
 pub mod read;
 pub mod serialize;

@@ -136,11 +136,9 @@ impl BlockReader {
     fn fill(&mut self) -> Result<()> {
         let want = self.target as u64;
         let got = (&mut self.source).take(want).read_to_end(&mut self.carry).map_err(|e| match self.compressed {
-            Some(format) => Error::Format {
-                path: self.path.clone(),
-                format,
-                reason: format!("{e} (truncated or corrupt?)"),
-            },
+            Some(format) => {
+                Error::Format { path: self.path.clone(), format, reason: format!("{e} (truncated or corrupt?)") }
+            }
             None => Error::io(&self.path, e),
         })?;
         if (got as u64) < want {

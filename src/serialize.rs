@@ -185,7 +185,9 @@ pub fn vocab_listing(tok: &Tokenizer) -> String {
     }
     let mut out = String::from("# id\ttoken\tmerged from\n");
     for id in 0..vocab.n_vocab() as u32 {
-        let Ok(bytes) = vocab.token_bytes(id) else { continue };
+        let Ok(bytes) = vocab.token_bytes(id) else {
+            continue;
+        };
         let mut line = format!("{id}\t{}", display_token(bytes));
         if vocab.is_special(id) {
             line.push_str("\t(special)");

@@ -78,10 +78,14 @@ mod tests {
     fn segments_split_around_specials() {
         let s = SpecialTokens::new(&[("<|a|>".into(), 7), ("<|ab|>".into(), 8)]);
         let mut out = Vec::new();
-        s.for_each_segment::<()>("x<|a|>y<|ab|>", |_| Ok(true), |seg| {
-            out.push(seg);
-            Ok(())
-        })
+        s.for_each_segment::<()>(
+            "x<|a|>y<|ab|>",
+            |_| Ok(true),
+            |seg| {
+                out.push(seg);
+                Ok(())
+            },
+        )
         .unwrap();
         assert_eq!(
             out,

@@ -4,10 +4,11 @@ use crate::bpe::Bpe;
 use crate::count::WordSplitter;
 use crate::error::{Error, Result};
 use crate::normalize::Normalizer;
+use crate::piece_cache;
 use crate::pretokenize::PreTokenizer;
 use crate::special::{Segment, SpecialTokens};
 use crate::vocab::Vocab;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 /// The subword model at the heart of a tokenizer. WordPiece and Unigram join BPE here.
 #[derive(Debug, Clone)]
@@ -25,13 +26,6 @@ impl Model {
     fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
         match self {
             Model::Bpe(m) => m.encode_piece(piece, out),
-        }
-    }
-
-    /// Whether a piece that is a token is emitted directly: then a cache of pieces saves nothing.
-    fn looks_up_whole_pieces(&self) -> bool {
-        match self {
-            Model::Bpe(m) => m.options().whole_piece_first,
         }
     }
 
@@ -62,20 +56,23 @@ impl SpecialSet {
     }
 }
 
-/// Texts longer than this remember the ids of pieces they have already encoded (unless the model
-/// looks pieces up whole, which costs the same as the cache).
-const CACHE_FROM_BYTES: usize = 4096;
-
 #[derive(Debug, Clone)]
 pub struct Tokenizer {
     splitter: WordSplitter,
     model: Model,
+    /// Names this tokenizer's tables in the per-thread piece cache (a clone shares them: same
+    /// model, same ids).
+    cache_owner: u64,
 }
 
 impl Tokenizer {
     pub fn new(normalizer: Normalizer, pretokenizer: PreTokenizer, model: Model) -> Self {
         let specials = SpecialTokens::new(model.vocab().specials());
-        Tokenizer { splitter: WordSplitter { normalizer, pretokenizer, specials }, model }
+        Tokenizer {
+            splitter: WordSplitter { normalizer, pretokenizer, specials },
+            model,
+            cache_owner: piece_cache::next_owner_id(),
+        }
     }
 
     pub fn model(&self) -> &Model {
@@ -133,19 +130,14 @@ impl Tokenizer {
 
     fn encode_text(&self, text: &str, out: &mut Vec<u32>) -> Result<()> {
         let normalized = self.splitter.normalizer.apply(text);
-        if normalized.len() < CACHE_FROM_BYTES || self.model.looks_up_whole_pieces() {
-            return self.splitter.pretokenizer.for_each_piece(&normalized, |piece| self.model.encode_piece(piece, out));
-        }
-        let mut cache: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
-        self.splitter.pretokenizer.for_each_piece(&normalized, |piece| {
-            if let Some(&(start, end)) = cache.get(piece) {
-                out.extend_from_within(start..end);
-                return Ok(());
-            }
-            let start = out.len();
-            self.model.encode_piece(piece, out)?;
-            cache.insert(piece, (start, out.len()));
-            Ok(())
+        piece_cache::with_cache(self.cache_owner, |cache| {
+            self.splitter.pretokenizer.for_each_piece(&normalized, |piece| {
+                if piece.len() <= piece_cache::MAX_PIECE {
+                    cache.ids(piece.as_bytes(), out, |out| self.model.encode_piece(piece, out))
+                } else {
+                    self.model.encode_piece(piece, out)
+                }
+            })
         })
     }
 
@@ -184,7 +176,10 @@ impl Tokenizer {
                     scope.spawn(move || slice.iter().map(|t| self.encode(t, allowed, disallowed)).collect())
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::config("encoder thread panicked")))).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(Error::config("encoder thread panicked"))))
+                .collect()
         });
         let mut out = Vec::with_capacity(texts.len());
         for part in parts {

@@ -152,7 +152,10 @@ impl Vocab {
             return Err(Error::config(format!("token id {id} is assigned twice")));
         }
         if let Some(&other) = self.ids.get(bytes) {
-            return Err(Error::config(format!("token {:?} has two ids, {other} and {id}", String::from_utf8_lossy(bytes))));
+            return Err(Error::config(format!(
+                "token {:?} has two ids, {other} and {id}",
+                String::from_utf8_lossy(bytes)
+            )));
         }
         self.tokens[slot] = Some(bytes.into());
         self.ids.insert(bytes.into(), id);

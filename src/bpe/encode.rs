@@ -138,7 +138,9 @@ impl Bpe {
             if !alive[i] || j == NONE || ids[i] != left || ids[j] != right {
                 continue;
             }
-            let Some((r, merged)) = self.rank(left, right) else { continue };
+            let Some((r, merged)) = self.rank(left, right) else {
+                continue;
+            };
             debug_assert_eq!(r, rank);
             ids[i] = merged;
             alive[j] = false;

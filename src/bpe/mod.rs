@@ -37,6 +37,10 @@ pub struct Bpe {
     pair_rank: FxHashMap<(u32, u32), (u32, u32)>,
     /// Byte-level: the id of each single byte.
     byte_ids: Vec<u32>,
+    /// Byte-level: the id of each two-byte token by its bytes (u32::MAX where none), so the
+    /// first round of merging a piece — one look-up per byte — indexes an array instead of
+    /// hashing.
+    pair_ids: Box<[u32]>,
     options: BpeOptions,
     suffix_id: Option<u32>,
     unk_id: Option<u32>,
@@ -105,26 +109,32 @@ impl Bpe {
         options: BpeOptions,
     ) -> Result<Self> {
         let mut byte_ids = vec![u32::MAX; 256];
+        let mut pair_ids = Vec::new().into_boxed_slice();
         if options.byte_level {
             for b in 0..=255u8 {
-                byte_ids[b as usize] = vocab.id(&[b]).ok_or_else(|| {
-                    Error::config(format!("byte-level vocabulary lacks the single byte 0x{b:02x}"))
-                })?;
+                byte_ids[b as usize] = vocab
+                    .id(&[b])
+                    .ok_or_else(|| Error::config(format!("byte-level vocabulary lacks the single byte 0x{b:02x}")))?;
             }
+            pair_ids = (0..=u16::MAX).map(|k| vocab.id(&k.to_be_bytes()).unwrap_or(u32::MAX)).collect();
         }
         let suffix_id = match &options.end_of_word_suffix {
-            Some(s) => Some(vocab.id(s.as_bytes()).ok_or_else(|| {
-                Error::config(format!("end-of-word suffix {s:?} is not in the vocabulary"))
-            })?),
+            Some(s) => Some(
+                vocab
+                    .id(s.as_bytes())
+                    .ok_or_else(|| Error::config(format!("end-of-word suffix {s:?} is not in the vocabulary")))?,
+            ),
             None => None,
         };
         let unk_id = match &options.unk_token {
-            Some(u) => Some(vocab.any_id(u.as_bytes()).ok_or_else(|| {
-                Error::config(format!("unk_token {u:?} is not in the vocabulary"))
-            })?),
+            Some(u) => Some(
+                vocab
+                    .any_id(u.as_bytes())
+                    .ok_or_else(|| Error::config(format!("unk_token {u:?} is not in the vocabulary")))?,
+            ),
             None => None,
         };
-        Ok(Bpe { vocab, merges, pair_rank, byte_ids, options, suffix_id, unk_id, rank_based: false })
+        Ok(Bpe { vocab, merges, pair_rank, byte_ids, pair_ids, options, suffix_id, unk_id, rank_based: false })
     }
 
     pub fn vocab(&self) -> &Vocab {

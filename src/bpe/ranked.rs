@@ -20,6 +20,11 @@ impl Bpe {
         self.vocab.id(bytes).unwrap_or(NONE)
     }
 
+    #[inline(always)]
+    fn pair_rank_at(&self, piece: &[u8], k: usize) -> u32 {
+        self.pair_ids[(piece[k] as usize) << 8 | piece[k + 1] as usize]
+    }
+
     /// Appends the ids of `piece` (not itself a token) under tiktoken's rule: repeatedly merge
     /// the adjacent pair whose concatenation has the lowest rank, leftmost first.
     pub(super) fn merge_ranked(&self, piece: &[u8], out: &mut Vec<u32>) {
@@ -42,8 +47,8 @@ impl Bpe {
             prev[k] = k.wrapping_sub(1) as u8;
             ids[k] = self.byte_ids[piece[k] as usize];
         }
-        for k in 0..n - 1 {
-            ranks[k] = self.slice_rank(&piece[k..k + 2]);
+        for (k, rank) in ranks[..n - 1].iter_mut().enumerate() {
+            *rank = self.pair_rank_at(piece, k);
         }
         let live = &mut ranks[..n - 1];
         loop {
@@ -88,7 +93,7 @@ impl Bpe {
         let end_of = |next: &[usize], s: usize| if next[s] >= n { n } else { next[s] };
         let mut heap = BinaryHeap::with_capacity(n);
         for k in 0..n - 1 {
-            let rank = self.slice_rank(&piece[k..k + 2]);
+            let rank = self.pair_rank_at(piece, k);
             if rank != NONE {
                 heap.push(Reverse((rank, k, k + 2)));
             }

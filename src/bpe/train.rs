@@ -85,7 +85,9 @@ pub fn continue_training(
         return Err(Error::EmptyCorpus("no words to train on".into()));
     }
     if config.limit_alphabet.is_some() {
-        return Err(Error::config("limit_alphabet applies to fresh training; continued training keeps the base alphabet"));
+        return Err(Error::config(
+            "limit_alphabet applies to fresh training; continued training keeps the base alphabet",
+        ));
     }
     let options = base.options().clone();
     let mut vocab = base.vocab().clone();
@@ -106,12 +108,16 @@ pub fn continue_training(
         let mut buf = [0u8; 4];
         for (word, count) in words.iter() {
             let text = std::str::from_utf8(word).map_err(|_| {
-                Error::config(format!("character-level training needs UTF-8 words; got {:?}", String::from_utf8_lossy(word)))
+                Error::config(format!(
+                    "character-level training needs UTF-8 words; got {:?}",
+                    String::from_utf8_lossy(word)
+                ))
             })?;
             unseen.extend(text.chars().filter(|c| vocab.id(c.encode_utf8(&mut buf).as_bytes()).is_none()));
             texts.push((text, count));
         }
-        unseen.extend(config.initial_alphabet.iter().filter(|c| vocab.id(c.encode_utf8(&mut buf).as_bytes()).is_none()));
+        unseen
+            .extend(config.initial_alphabet.iter().filter(|c| vocab.id(c.encode_utf8(&mut buf).as_bytes()).is_none()));
         unseen.sort_unstable();
         unseen.dedup();
         for c in unseen {
@@ -193,7 +199,9 @@ fn merge_loop(
     let mut reported = 0u64;
     let report_every = (target_merges as u64 / 200).max(1);
     while !done(merges.len(), &vocab) {
-        let Some(top) = heap.pop(&token_bytes) else { break };
+        let Some(top) = heap.pop(&token_bytes) else {
+            break;
+        };
         let current = state.pair_counts.get(&top.pair).copied().unwrap_or(0);
         if current != top.count {
             // Counts only fall while a pair waits in the heap: re-queue it at its true count.
@@ -269,7 +277,10 @@ fn initial_words(
         let mut texts = Vec::with_capacity(words.len());
         for (word, count) in words.iter() {
             let text = std::str::from_utf8(word).map_err(|_| {
-                Error::config(format!("character-level training needs UTF-8 words; got {:?}", String::from_utf8_lossy(word)))
+                Error::config(format!(
+                    "character-level training needs UTF-8 words; got {:?}",
+                    String::from_utf8_lossy(word)
+                ))
             })?;
             for c in text.chars() {
                 // Saturating: counts from word tables can be near u64::MAX, and a panic must not
@@ -462,12 +473,8 @@ mod tests {
     #[test]
     fn suffix_and_special_tokens_do_not_count_against_the_limit() {
         let options = BpeOptions { end_of_word_suffix: Some("</w>".into()), ..Default::default() };
-        let config = BpeTrainConfig {
-            limit_alphabet: Some(2),
-            special_tokens: vec!["<s>".into()],
-            options,
-            ..char_config(0)
-        };
+        let config =
+            BpeTrainConfig { limit_alphabet: Some(2), special_tokens: vec!["<s>".into()], options, ..char_config(0) };
         let model = train(&counts(&[("abc", 3), ("ab", 1)]), &config, &mut |_| Ok(())).unwrap();
         assert_eq!(ordinary_tokens(&model), ["a", "b", "</w>"]);
         assert_eq!(model.vocab().specials().len(), 1);

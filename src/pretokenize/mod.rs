@@ -29,7 +29,11 @@ pub enum PreTokenizer {
     None,
     /// Matches are pieces; with `keep_gaps`, so is the text between matches (Hugging Face's
     /// `Split` with `Isolated`); without, that text is dropped (tiktoken).
-    Regex { pattern: String, regex: Box<fancy_regex::Regex>, keep_gaps: bool },
+    Regex {
+        pattern: String,
+        regex: Box<fancy_regex::Regex>,
+        keep_gaps: bool,
+    },
 }
 
 impl PreTokenizer {
@@ -43,7 +47,9 @@ impl PreTokenizer {
             "o200k" | "o200k_base" => PreTokenizer::O200k,
             "whitespace" => PreTokenizer::Whitespace,
             "none" => PreTokenizer::None,
-            _ if !spec.is_empty() && spec.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_') => {
+            _ if !spec.is_empty()
+                && spec.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_') =>
+            {
                 return Err(Error::Pattern {
                     pattern: spec.to_string(),
                     reason: "unknown preset; use gpt2, cl100k, o200k, whitespace, none or a regex".into(),
@@ -198,8 +204,7 @@ mod tests {
                 seed ^= seed >> 7;
                 seed ^= seed << 17;
                 let len = (seed % 12) as usize;
-                let text: String =
-                    (0..len).map(|k| alphabet[((seed >> (k * 5)) as usize) % alphabet.len()]).collect();
+                let text: String = (0..len).map(|k| alphabet[((seed >> (k * 5)) as usize) % alphabet.len()]).collect();
                 let expected: Vec<&str> = slow.find_iter(&text).map(|m| m.unwrap().as_str()).collect();
                 assert_eq!(fast.split(&text).unwrap(), expected, "{preset} on {text:?}");
             }

@@ -6,12 +6,37 @@ use pyo3::prelude::*;
 
 pyo3::create_exception!(_core, TokenmillError, PyValueError, "Base class of every error tokenmill raises.");
 pyo3::create_exception!(_core, ConfigError, TokenmillError, "A parameter is out of range or contradicts another.");
-pyo3::create_exception!(_core, CorpusError, TokenmillError, "A corpus file is missing, unreadable, not UTF-8 where it must be, or empty.");
-pyo3::create_exception!(_core, FormatError, TokenmillError, "A tokenizer or vocabulary file is truncated, corrupt or of another format.");
-pyo3::create_exception!(_core, PatternError, TokenmillError, "A pre-tokenizer pattern does not compile or names no preset.");
-pyo3::create_exception!(_core, OutOfVocabularyError, TokenmillError, "Text holds a character the vocabulary cannot represent.");
+pyo3::create_exception!(
+    _core,
+    CorpusError,
+    TokenmillError,
+    "A corpus file is missing, unreadable, not UTF-8 where it must be, or empty."
+);
+pyo3::create_exception!(
+    _core,
+    FormatError,
+    TokenmillError,
+    "A tokenizer or vocabulary file is truncated, corrupt or of another format."
+);
+pyo3::create_exception!(
+    _core,
+    PatternError,
+    TokenmillError,
+    "A pre-tokenizer pattern does not compile or names no preset."
+);
+pyo3::create_exception!(
+    _core,
+    OutOfVocabularyError,
+    TokenmillError,
+    "Text holds a character the vocabulary cannot represent."
+);
 pyo3::create_exception!(_core, TokenIdError, TokenmillError, "A token id the vocabulary does not hold.");
-pyo3::create_exception!(_core, DisallowedSpecialError, TokenmillError, "Text holds a special token the call disallowed.");
+pyo3::create_exception!(
+    _core,
+    DisallowedSpecialError,
+    TokenmillError,
+    "Text holds a special token the call disallowed."
+);
 
 pub fn to_py(err: Error) -> PyErr {
     let msg = err.to_string();

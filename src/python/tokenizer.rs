@@ -3,10 +3,10 @@
 use super::errors::to_py;
 use crate::bpe::{Bpe, BpeOptions};
 use crate::normalize::Normalizer;
-use crate::vocab::Vocab;
 use crate::pretokenize::PreTokenizer;
 use crate::serialize;
 use crate::tokenizer::{Model, SpecialSet, Tokenizer};
+use crate::vocab::Vocab;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;

@@ -191,7 +191,8 @@ impl WordCounter {
         let config: CounterConfig = serde_json::from_str(&meta).map_err(|e| {
             to_py(Error::Format { path: path.clone(), format: "tokenmill word-count", reason: e.to_string() })
         })?;
-        let mut counter = WordCounter::new(&config.pattern, &config.normalizer, config.special_tokens, config.byte_level)?;
+        let mut counter =
+            WordCounter::new(&config.pattern, &config.normalizer, config.special_tokens, config.byte_level)?;
         if config.keep_gaps {
             counter.splitter.pretokenizer = counter.splitter.pretokenizer.keeping_gaps();
         }
@@ -313,5 +314,9 @@ pub fn train_bpe(
         Err(e) => return Err(to_py(e)),
     };
     let splitter = &counter.splitter;
-    Ok(CoreTokenizer::new(Tokenizer::new(splitter.normalizer.clone(), splitter.pretokenizer.clone(), Model::Bpe(model))))
+    Ok(CoreTokenizer::new(Tokenizer::new(
+        splitter.normalizer.clone(),
+        splitter.pretokenizer.clone(),
+        Model::Bpe(model),
+    )))
 }
