@@ -231,6 +231,7 @@ impl WordSplitter {
         let chunks: Vec<&str> = texts.iter().flat_map(|t| split_for_threads(t, CHUNK)).collect();
         chunks
             .par_iter()
+            .with_min_len(per_thread(chunks.len()))
             .try_fold(WordCounts::default, |mut acc, chunk| {
                 self.count_text(chunk, &mut acc)?;
                 Ok(acc)
@@ -308,6 +309,7 @@ impl WordSplitter {
             let read: u64 = batch.iter().map(|b| b.bytes.len() as u64).sum();
             let counts = batch
                 .par_iter()
+                .with_min_len(per_thread(batch.len()))
                 .map(|block| match text_field {
                     None => self.count_bytes(&block.bytes, &block.path, block.offset, byte_level),
                     Some(field) => self.count_json_lines(block, field),
@@ -358,10 +360,15 @@ impl WordSplitter {
     }
 }
 
-/// Cuts `text` into pieces of about `target` bytes after a lone newline (no whitespace before
-/// it) that is followed by an ASCII letter or digit: no preset pattern joins a newline to such a
-/// character, and a newline alone is a whole piece whether or not the text ends after it, so the
-/// cut never changes the words. (A user regex that joins them would see words cut there.)
+/// How many of `n` work items one rayon task takes: all threads stay busy, yet no more than one
+/// word table per thread is being filled at a time (each is a large share of the memory peak).
+fn per_thread(n: usize) -> usize {
+    n.div_ceil(rayon::current_num_threads()).max(1)
+}
+
+/// Cuts `text` into pieces of about `target` bytes after lone newlines ([`CutRule::LoneNewline`]),
+/// where the cut never changes the words of a preset. (A user regex that joins a newline to its
+/// neighbours would see words cut there.)
 pub fn split_for_threads(text: &str, target: usize) -> Vec<&str> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
@@ -370,7 +377,7 @@ pub fn split_for_threads(text: &str, target: usize) -> Vec<&str> {
         let mut cut = start + target;
         let mut found = None;
         while cut + 1 < bytes.len() {
-            if bytes[cut] == b'\n' && bytes[cut + 1].is_ascii_alphanumeric() && !bytes[cut - 1].is_ascii_whitespace() {
+            if CutRule::LoneNewline.allows(bytes, cut + 1) {
                 found = Some(cut + 1);
                 break;
             }
@@ -451,6 +458,38 @@ mod tests {
         let err = s.count_files_in_blocks(&[path], false, Some("text"), 1000, &mut |_, _| Ok(())).unwrap_err();
         assert!(err.to_string().contains("line 1001:"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn cutting_at_lone_newlines_never_changes_counts() {
+        // Random text from characters that stress the cut rule: newlines next to spaces, CR,
+        // tabs, vertical tab, ideographic space, punctuation, letters in and out of ASCII.
+        let alphabet: Vec<char> = "\n\n\n \r\t\u{b}\u{3000}#}a1中é'\u{301}".chars().collect();
+        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+        for pattern in ["gpt2", "cl100k", "o200k"] {
+            let s = splitter(pattern);
+            for _ in 0..300 {
+                let text: String = (0..400)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        alphabet[(seed % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                let mut whole = WordCounts::default();
+                s.count_text(&text, &mut whole).unwrap();
+                let chunks = split_for_threads(&text, 8);
+                let mut parts = WordCounts::default();
+                for chunk in &chunks {
+                    s.count_text(chunk, &mut parts).unwrap();
+                }
+                assert_eq!(parts.len(), whole.len(), "{pattern}: {text:?} cut as {chunks:?}");
+                for (w, n) in whole.iter() {
+                    assert_eq!(parts.get(w), n, "{pattern}: {:?} in {text:?}", String::from_utf8_lossy(w));
+                }
+            }
+        }
     }
 
     #[test]

@@ -14,8 +14,12 @@ use std::path::{Path, PathBuf};
 /// Where a block of text may end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CutRule {
-    /// After a `\n` that follows a non-space and precedes an ASCII letter or digit: no preset
-    /// pattern joins such a newline to its neighbours, so it is a word boundary for all of them.
+    /// After a lone `\n`: one that follows a character that is not whitespace and precedes an
+    /// ASCII character that is not whitespace. Every preset makes such a newline a piece of its
+    /// own (no pattern glues a newline to a following non-space, and with non-space on both
+    /// sides no whitespace run spans it, so `\s++$` at a block's end matches just the newline
+    /// too). Whitespace before it would change the split: GPT-2 cuts `" \n"` into `" "`, `"\n"`
+    /// mid-text but keeps it whole at the end.
     LoneNewline,
     /// After any `\n` (JSON Lines: one document per line).
     AnyNewline,
@@ -30,8 +34,9 @@ impl CutRule {
             CutRule::LoneNewline => {
                 i >= 2
                     && bytes[i - 1] == b'\n'
-                    && bytes[i].is_ascii_alphanumeric()
-                    && !bytes[i - 2].is_ascii_whitespace()
+                    && bytes[i].is_ascii()
+                    && !is_space_byte(bytes[i])
+                    && !ends_in_whitespace(&bytes[..i - 1])
             }
         }
     }
@@ -40,6 +45,25 @@ impl CutRule {
     pub fn last_cut(self, bytes: &[u8]) -> Option<usize> {
         (1..bytes.len()).rev().find(|&i| self.allows(bytes, i))
     }
+}
+
+/// ASCII `\s`: space, \t, \n, \v, \f, \r (`is_ascii_whitespace` lacks \v).
+fn is_space_byte(b: u8) -> bool {
+    b.is_ascii_whitespace() || b == 0x0b
+}
+
+/// Whether the last character of `bytes` is Unicode whitespace (what `\s` matches). Bytes that
+/// are not valid UTF-8 count as not whitespace: they are words of their own.
+fn ends_in_whitespace(bytes: &[u8]) -> bool {
+    let Some(&last) = bytes.last() else { return false };
+    if last < 0x80 {
+        return is_space_byte(last);
+    }
+    let start = bytes.len().saturating_sub(4);
+    (start..bytes.len())
+        .find_map(|k| std::str::from_utf8(&bytes[k..]).ok())
+        .and_then(|tail| tail.chars().next_back())
+        .is_some_and(char::is_whitespace)
 }
 
 /// One piece of a corpus file: its bytes and where they start in the (decompressed) file.
@@ -177,6 +201,26 @@ mod tests {
             }
         }
         assert_eq!(joined, text.as_bytes());
+    }
+
+    #[test]
+    fn cuts_only_after_lone_newlines() {
+        let rule = CutRule::LoneNewline;
+        for (text, ok) in [
+            ("x\n#define", true),
+            ("x;\nint", true),
+            ("x \nint", false),
+            ("x\r\nint", false),
+            ("x\n\tint", false),
+            ("x\n\nint", false),
+            ("\u{3000}\nint", false),
+            ("\u{a0}\nint", false),
+            ("\u{4e2d}\nint", true),
+            ("x\n\u{4e2d}", false),
+        ] {
+            let cut = text.find('\n').unwrap() + 1;
+            assert_eq!(rule.allows(text.as_bytes(), cut), ok, "{text:?}");
+        }
     }
 
     #[test]

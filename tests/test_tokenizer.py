@@ -117,3 +117,16 @@ def test_progress_reports_to_a_bar(capsys: pytest.CaptureFixture[str], stdlib_te
             sys.modules["tqdm.auto"] = tqdm_module
     err = capsys.readouterr().err
     assert "counting" in err and "merging" in err and "144/144" in err
+
+
+def test_tokenizers_sharing_a_thread_keep_their_own_ids(stdlib_text: str, multilingual_text: str) -> None:
+    # Encoders cache pieces per thread; two tokenizers used in turn must never see each other's ids.
+    sample = stdlib_text[:20_000] + multilingual_text
+    a = tokenmill.train_bpe([stdlib_text[:200_000]], vocab_size=600, pattern="cl100k")
+    b = tokenmill.train_bpe([multilingual_text * 3], vocab_size=400, pattern="cl100k")
+    expected_a, expected_b = a.encode_ordinary(sample), b.encode_ordinary(sample)
+    assert expected_a != expected_b
+    for _ in range(3):
+        assert b.encode_ordinary(sample) == expected_b
+        assert a.encode_ordinary(sample) == expected_a
+    assert a.decode(expected_a) == sample and b.decode(expected_b) == sample
