@@ -159,6 +159,9 @@ impl BlockReader {
     /// Reads until the carry holds `target` more bytes or the file ends.
     fn fill(&mut self) -> Result<()> {
         let want = self.target as u64;
+        // Room for exactly one more block: letting `read_to_end` double the buffer would hold
+        // up to twice the block size per block in flight.
+        self.carry.reserve_exact(self.target + 1);
         let got = (&mut self.source).take(want).read_to_end(&mut self.carry).map_err(|e| match self.compressed {
             Some(format) => {
                 Error::Format { path: self.path.clone(), format, reason: format!("{e} (truncated or corrupt?)") }

@@ -7,6 +7,10 @@
 //! so a visit costs one miss instead of three (word header, symbol buffer, count), the words a
 //! few places ahead are prefetched while this one is rewritten, and a word shrinks in place
 //! without allocating.
+//!
+//! Tried and dropped: mimalloc as the extension's allocator. It cut training time by a quarter
+//! while every word was its own vector; once words went into the arena and a merge's new pairs
+//! into one flat list, it gained nothing measurable and raised peak memory by a fifth.
 
 use crate::error::{Error, Result};
 use rayon::prelude::*;
