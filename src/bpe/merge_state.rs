@@ -112,48 +112,69 @@ impl MergeState {
     /// Counts the pairs of `words` and lists where each occurs.
     pub fn new(words: WordList) -> Self {
         let WordList { arena, offsets } = words;
-        // Pass 1 (parallel): each pair's count and how many words hold it.
+        // Pass 1 (parallel over words): each pair's count and how many words hold it. The last
+        // word seen (offset + 1) makes a word count once per pair however often the pair recurs.
         let chunk = (offsets.len() / (rayon::current_num_threads() * 4)).max(1024);
         let arena_ref = &arena;
-        let tallies: FxHashMap<Pair, (u64, u32)> = offsets
+        let tallies: FxHashMap<Pair, (u64, u32, u32)> = offsets
             .par_chunks(chunk)
             .map(|slice| {
-                let mut tallies: FxHashMap<Pair, (u64, u32)> = FxHashMap::default();
+                let mut tallies: FxHashMap<Pair, (u64, u32, u32)> = FxHashMap::default();
                 for &off in slice {
                     let (symbols, count) = word_at(arena_ref, off as usize);
-                    for (k, w) in symbols.windows(2).enumerate() {
-                        let pair = (w[0], w[1]);
-                        let tally = tallies.entry(pair).or_insert((0, 0));
+                    for w in symbols.windows(2) {
+                        let tally = tallies.entry((w[0], w[1])).or_insert((0, 0, 0));
                         tally.0 += count;
-                        // A word counts once per pair, however often the pair recurs in it.
-                        if !symbols[..k].windows(2).any(|v| (v[0], v[1]) == pair) {
+                        if tally.2 != off + 1 {
                             tally.1 += 1;
+                            tally.2 = off + 1;
                         }
                     }
                 }
                 tallies
             })
             .reduce(FxHashMap::default, |mut a, b| {
-                for (pair, (n, words)) in b {
-                    let tally = a.entry(pair).or_insert((0, 0));
+                for (pair, (n, words, _)) in b {
+                    // Chunks hold different words, so their word tallies simply add up.
+                    let tally = a.entry(pair).or_insert((0, 0, 0));
                     tally.0 += n;
                     tally.1 += words;
                 }
                 a
             });
-        // Pass 2: where-lists allocated at their exact size, so none is ever regrown.
-        let mut where_pair: FxHashMap<Pair, Vec<u32>> =
-            tallies.iter().map(|(&pair, &(_, words))| (pair, Vec::with_capacity(words as usize))).collect();
-        for &off in &offsets {
-            let (symbols, _) = word_at(&arena, off as usize);
-            for (k, w) in symbols.windows(2).enumerate() {
-                let pair = (w[0], w[1]);
-                if !symbols[..k].windows(2).any(|v| (v[0], v[1]) == pair) {
-                    where_pair.get_mut(&pair).expect("tallied").push(off);
+        // Pass 2 (parallel over pairs): where-lists allocated at their exact size, so none is
+        // ever regrown. Each thread scans every word but fills only the lists of its own pairs.
+        let parts = rayon::current_num_threads().max(1) as u64;
+        let part_of = |pair: Pair| ((pair.0 as u64) << 32 | pair.1 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) % parts;
+        let where_parts: Vec<FxHashMap<Pair, Vec<u32>>> = (0..parts)
+            .into_par_iter()
+            .map(|part| {
+                let mut lists: FxHashMap<Pair, Vec<u32>> = tallies
+                    .iter()
+                    .filter(|&(&pair, _)| part_of(pair) == part)
+                    .map(|(&pair, &(_, words, _))| (pair, Vec::with_capacity(words as usize)))
+                    .collect();
+                for &off in &offsets {
+                    let (symbols, _) = word_at(arena_ref, off as usize);
+                    for w in symbols.windows(2) {
+                        let pair = (w[0], w[1]);
+                        if part_of(pair) == part {
+                            let list = lists.get_mut(&pair).expect("tallied");
+                            if list.last() != Some(&off) {
+                                list.push(off);
+                            }
+                        }
+                    }
                 }
-            }
+                lists
+            })
+            .collect();
+        let mut where_pair: FxHashMap<Pair, Vec<u32>> = FxHashMap::default();
+        where_pair.reserve(tallies.len());
+        for lists in where_parts {
+            where_pair.extend(lists);
         }
-        let pair_counts = tallies.into_iter().map(|(pair, (n, _))| (pair, n)).collect();
+        let pair_counts = tallies.into_iter().map(|(pair, (n, _, _))| (pair, n)).collect();
         MergeState { arena, pair_counts, where_pair, changes: Changes::default() }
     }
 
