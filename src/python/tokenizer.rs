@@ -7,23 +7,56 @@ use crate::pretokenize::PreTokenizer;
 use crate::serialize;
 use crate::tokenizer::{Model, SpecialSet, Tokenizer};
 use crate::vocab::Vocab;
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyOverflowError, PyTypeError};
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyList, PyString};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, TryRecvError};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 #[pyclass(frozen, module = "tokenmill._core")]
 pub struct CoreTokenizer {
     pub inner: Arc<Tokenizer>,
+    /// One Python int per id, made on first use. Lists of ids are built from these (a reference
+    /// count each) instead of allocating an int object per token and freeing it again when the
+    /// list dies: that allocation and freeing was a fifth of encoding time. Ints are immutable,
+    /// so sharing them is what CPython itself does for small ints.
+    id_objects: OnceLock<Vec<Py<PyAny>>>,
 }
 
 impl CoreTokenizer {
     pub fn new(inner: Tokenizer) -> Self {
-        CoreTokenizer { inner: Arc::new(inner) }
+        CoreTokenizer { inner: Arc::new(inner), id_objects: OnceLock::new() }
+    }
+
+    /// A Python list of `ids`.
+    fn id_list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        let objects = self.id_objects.get_or_init(|| {
+            (0..self.inner.vocab().n_vocab() as u32).map(|id| id.into_pyobject(py).expect("int").into_any().unbind()).collect()
+        });
+        let len = ffi::Py_ssize_t::try_from(ids.len()).map_err(|_| PyOverflowError::new_err("too many ids"))?;
+        // SAFETY: `PyList_New` gives a new list (or NULL with an exception set) whose `len` slots
+        // `PyList_SetItem` fills, each taking over the reference made for it just before.
+        unsafe {
+            let list = ffi::PyList_New(len);
+            if list.is_null() {
+                return Err(PyErr::fetch(py));
+            }
+            let list = Bound::from_owned_ptr(py, list).cast_into_unchecked::<PyList>();
+            for (i, &id) in ids.iter().enumerate() {
+                let item = match objects.get(id as usize) {
+                    Some(object) => object.clone_ref(py).into_ptr(),
+                    None => id.into_pyobject(py)?.into_ptr(),
+                };
+                if ffi::PyList_SetItem(list.as_ptr(), i as ffi::Py_ssize_t, item) != 0 {
+                    return Err(PyErr::fetch(py));
+                }
+            }
+            Ok(list)
+        }
     }
 
     pub(crate) fn bpe(&self) -> &Bpe {
@@ -51,22 +84,24 @@ fn special_set(value: &Bound<'_, PyAny>) -> PyResult<SpecialSet> {
 
 #[pymethods]
 impl CoreTokenizer {
-    fn encode_ordinary(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<u32>> {
+    fn encode_ordinary<'py>(&self, py: Python<'py>, text: PyBackedStr) -> PyResult<Bound<'py, PyList>> {
         let text: &str = &text;
-        py.detach(|| self.inner.encode_ordinary(text)).map_err(to_py)
+        let ids = py.detach(|| self.inner.encode_ordinary(text)).map_err(to_py)?;
+        self.id_list(py, &ids)
     }
 
-    fn encode(
+    fn encode<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         text: PyBackedStr,
         allowed_special: &Bound<'_, PyAny>,
         disallowed_special: &Bound<'_, PyAny>,
-    ) -> PyResult<Vec<u32>> {
+    ) -> PyResult<Bound<'py, PyList>> {
         let allowed = special_set(allowed_special)?;
         let disallowed = special_set(disallowed_special)?;
         let text: &str = &text;
-        py.detach(|| self.inner.encode(text, &allowed, &disallowed)).map_err(to_py)
+        let ids = py.detach(|| self.inner.encode(text, &allowed, &disallowed)).map_err(to_py)?;
+        self.id_list(py, &ids)
     }
 
     /// Encodes texts on Rust threads while this thread, holding the GIL, turns finished results
@@ -90,7 +125,7 @@ impl CoreTokenizer {
             .clamp(1, n.max(1));
         if threads == 1 {
             let batch = py.detach(|| self.inner.encode_batch(&texts, &allowed, &disallowed, Some(1))).map_err(to_py)?;
-            return PyList::new(py, batch.iter().map(|ids| PyList::new(py, ids)).collect::<PyResult<Vec<_>>>()?);
+            return PyList::new(py, batch.iter().map(|ids| self.id_list(py, ids)).collect::<PyResult<Vec<_>>>()?);
         }
         let out = PyList::new(py, (0..n).map(|_| py.None()))?;
         let next = AtomicUsize::new(0);
@@ -126,7 +161,7 @@ impl CoreTokenizer {
                     }
                 };
                 match message {
-                    (i, Ok(ids)) => out.set_item(i, PyList::new(py, ids)?)?,
+                    (i, Ok(ids)) => out.set_item(i, self.id_list(py, &ids)?)?,
                     (_, Err(e)) => {
                         first_error.get_or_insert(e);
                     }
