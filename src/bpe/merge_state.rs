@@ -15,9 +15,15 @@
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 use std::collections::hash_map::Entry;
 
 pub(super) type Pair = (u32, u32);
+
+/// The arena offsets of the words that hold a pair. Most pairs are in a handful of words, so up
+/// to four offsets live inline (in the 24 bytes a `Vec` header takes anyway): no allocation to
+/// make, and none to free, for the millions of pairs a training run creates.
+type WordList4 = SmallVec<[u32; 4]>;
 
 /// The unique words of the corpus as symbol sequences with counts, already laid out the way the
 /// merge state keeps them (no vector per word to allocate and free).
@@ -65,18 +71,28 @@ pub(super) struct MergeState {
     pub pair_counts: FxHashMap<Pair, u64>,
     /// Arena offsets of words that held the pair when it was counted (a word that has lost the
     /// pair since is skipped when visited).
-    where_pair: FxHashMap<Pair, Vec<u32>>,
+    where_pair: FxHashMap<Pair, WordList4>,
     /// Reused from merge to merge, so its tables keep their capacity.
     changes: Changes,
 }
 
-/// How the counts of pairs change while one merge is applied. Pairs that fall all contain the
-/// merged pair's parts; pairs that rise all contain the new token, so the two never overlap
-/// unless that token already existed (then rises are applied first, and no count dips below 0).
+/// How pair counts change while one merge (x, y) → z is applied. Every site moves count from
+/// (ℓ, x) to (ℓ, z) for its left neighbour ℓ and from (y, r) to (z, r) for its right neighbour r,
+/// or, where two sites touch (`x y x y`), from (y, x) to (z, z). So the change is one number per
+/// neighbour id, kept in arrays indexed by id: an add per site instead of the four hash-map
+/// updates a map keyed by pair needs (those were most of the merge loop's time).
 #[derive(Default)]
 struct Changes {
-    fallen: FxHashMap<Pair, u64>,
-    risen: FxHashMap<Pair, u64>,
+    /// Count moved from (ℓ, x) to (ℓ, z), by ℓ; `lefts` lists the ids with a non-zero entry.
+    by_left: Vec<u64>,
+    lefts: Vec<u32>,
+    /// Count moved from (y, r) to (z, r), by r.
+    by_right: Vec<u64>,
+    rights: Vec<u32>,
+    /// Count moved from (y, x) to (z, z).
+    touching: u64,
+    /// Count of the merged pair itself.
+    sites: u64,
     /// (pair, arena offset of a word that gained it), in word order. One flat list rather than
     /// a vector per pair: a merge can raise thousands of pairs, and allocating for each was a
     /// large share of training time.
@@ -85,14 +101,40 @@ struct Changes {
 
 impl Changes {
     #[inline]
-    fn fall(&mut self, pair: Pair, count: u64) {
-        *self.fallen.entry(pair).or_insert(0) += count;
+    fn bump(table: &mut Vec<u64>, touched: &mut Vec<u32>, id: u32, count: u64) {
+        let i = id as usize;
+        if i >= table.len() {
+            table.resize((i + 1).next_power_of_two(), 0);
+        }
+        if table[i] == 0 {
+            touched.push(id);
+        }
+        table[i] += count;
     }
 
     #[inline]
-    fn rise(&mut self, pair: Pair, count: u64, word: u32) {
-        *self.risen.entry(pair).or_insert(0) += count;
-        self.gained.push((pair, word));
+    fn left(&mut self, left: u32, count: u64) {
+        Self::bump(&mut self.by_left, &mut self.lefts, left, count);
+    }
+
+    #[inline]
+    fn right(&mut self, right: u32, count: u64) {
+        Self::bump(&mut self.by_right, &mut self.rights, right, count);
+    }
+
+    /// Adds another part's changes (parallel rewrite), leaving `other` empty.
+    fn absorb(&mut self, other: &mut Changes) {
+        for &id in &other.lefts {
+            let n = std::mem::take(&mut other.by_left[id as usize]);
+            self.left(id, n);
+        }
+        for &id in &other.rights {
+            let n = std::mem::take(&mut other.by_right[id as usize]);
+            self.right(id, n);
+        }
+        self.touching += other.touching;
+        self.sites += other.sites;
+        self.gained.append(&mut other.gained);
     }
 }
 
@@ -146,13 +188,13 @@ impl MergeState {
         // ever regrown. Each thread scans every word but fills only the lists of its own pairs.
         let parts = rayon::current_num_threads().max(1) as u64;
         let part_of = |pair: Pair| ((pair.0 as u64) << 32 | pair.1 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) % parts;
-        let where_parts: Vec<FxHashMap<Pair, Vec<u32>>> = (0..parts)
+        let where_parts: Vec<FxHashMap<Pair, WordList4>> = (0..parts)
             .into_par_iter()
             .map(|part| {
-                let mut lists: FxHashMap<Pair, Vec<u32>> = tallies
+                let mut lists: FxHashMap<Pair, WordList4> = tallies
                     .iter()
                     .filter(|&(&pair, _)| part_of(pair) == part)
-                    .map(|(&pair, &(_, words, _))| (pair, Vec::with_capacity(words as usize)))
+                    .map(|(&pair, &(_, words, _))| (pair, WordList4::with_capacity(words as usize)))
                     .collect();
                 for &off in &offsets {
                     let (symbols, _) = word_at(arena_ref, off as usize);
@@ -169,7 +211,7 @@ impl MergeState {
                 lists
             })
             .collect();
-        let mut where_pair: FxHashMap<Pair, Vec<u32>> = FxHashMap::default();
+        let mut where_pair: FxHashMap<Pair, WordList4> = FxHashMap::default();
         where_pair.reserve(tallies.len());
         for lists in where_parts {
             where_pair.extend(lists);
@@ -211,21 +253,44 @@ impl MergeState {
             jobs.par_iter_mut().for_each(|(arena, base, group, changes)| {
                 rewrite_words(arena, *base, group, pair, merged, changes);
             });
-            for (_, _, _, part) in jobs {
-                for (p, n) in part.fallen {
-                    *changes.fallen.entry(p).or_insert(0) += n;
-                }
-                for (p, n) in part.risen {
-                    *changes.risen.entry(p).or_insert(0) += n;
-                }
-                changes.gained.extend(part.gained);
+            for (_, _, _, mut part) in jobs {
+                changes.absorb(&mut part);
             }
         }
-        let mut rose = Vec::with_capacity(changes.risen.len());
-        for (p, n) in changes.risen.drain() {
-            *self.pair_counts.entry(p).or_insert(0) += n;
-            rose.push(p);
+        let (x, y) = pair;
+        let mut moves: Vec<(Pair, Pair, u64)> = Vec::with_capacity(changes.lefts.len() + changes.rights.len() + 1);
+        for &left in &changes.lefts {
+            moves.push(((left, x), (left, merged), std::mem::take(&mut changes.by_left[left as usize])));
         }
+        for &right in &changes.rights {
+            moves.push(((y, right), (merged, right), std::mem::take(&mut changes.by_right[right as usize])));
+        }
+        if changes.touching > 0 {
+            moves.push(((y, x), (merged, merged), changes.touching));
+        }
+        changes.lefts.clear();
+        changes.rights.clear();
+        // Rises first: if `merged` already existed, a pair may both rise and fall, and adding
+        // before subtracting keeps every count from dipping below zero on the way.
+        let mut rose = Vec::with_capacity(moves.len());
+        for &(_, to, n) in &moves {
+            *self.pair_counts.entry(to).or_insert(0) += n;
+            rose.push(to);
+        }
+        rose.sort_unstable();
+        rose.dedup();
+        let falls = moves.iter().map(|&(from, _, n)| (from, n)).chain([((x, y), changes.sites)]);
+        for (from, n) in falls {
+            if let Some(count) = self.pair_counts.get_mut(&from) {
+                debug_assert!(*count >= n, "pair count fell below zero");
+                *count = count.saturating_sub(n);
+                if *count == 0 {
+                    self.pair_counts.remove(&from);
+                }
+            }
+        }
+        changes.touching = 0;
+        changes.sites = 0;
         // Stable: each pair's words stay in arena order, so its where-list stays sorted.
         changes.gained.sort_by_key(|&(p, _)| p);
         changes.gained.dedup();
@@ -239,15 +304,6 @@ impl MergeState {
             }
         }
         changes.gained.clear();
-        for (p, n) in changes.fallen.drain() {
-            if let Some(count) = self.pair_counts.get_mut(&p) {
-                debug_assert!(*count >= n, "pair count fell below zero");
-                *count = count.saturating_sub(n);
-                if *count == 0 {
-                    self.pair_counts.remove(&p);
-                }
-            }
-        }
         self.changes = changes;
         rose
     }
@@ -276,23 +332,23 @@ fn merge_in_word(arena: &mut [u32], base: usize, offset: u32, (x, y): Pair, merg
     let mut after_site = false;
     while read < len {
         if read + 1 < len && symbols[read] == x && symbols[read + 1] == y {
-            changes.fall((x, y), count);
+            changes.sites += count;
             if write > 0 {
                 if after_site {
-                    changes.fall((y, x), count);
-                    changes.rise((merged, merged), count, offset);
+                    changes.touching += count;
+                    changes.gained.push(((merged, merged), offset));
                 } else {
                     let left = symbols[write - 1];
-                    changes.fall((left, x), count);
-                    changes.rise((left, merged), count, offset);
+                    changes.left(left, count);
+                    changes.gained.push(((left, merged), offset));
                 }
             }
             // A touching site to the right accounts for the pair between the two itself.
             let next_is_site = read + 3 < len && symbols[read + 2] == x && symbols[read + 3] == y;
             if read + 2 < len && !next_is_site {
                 let right = symbols[read + 2];
-                changes.fall((y, right), count);
-                changes.rise((merged, right), count, offset);
+                changes.right(right, count);
+                changes.gained.push(((merged, right), offset));
             }
             symbols[write] = merged;
             read += 2;
