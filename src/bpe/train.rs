@@ -107,12 +107,7 @@ pub fn continue_training(
         let mut unseen: Vec<char> = Vec::new();
         let mut buf = [0u8; 4];
         for (word, count) in words.iter() {
-            let text = std::str::from_utf8(word).map_err(|_| {
-                Error::config(format!(
-                    "character-level training needs UTF-8 words; got {:?}",
-                    String::from_utf8_lossy(word)
-                ))
-            })?;
+            let text = utf8_word(word)?;
             unseen.extend(text.chars().filter(|c| vocab.id(c.encode_utf8(&mut buf).as_bytes()).is_none()));
             texts.push((text, count));
         }
@@ -276,12 +271,7 @@ fn initial_words(
         let mut char_counts: FxHashMap<char, u64> = FxHashMap::default();
         let mut texts = Vec::with_capacity(words.len());
         for (word, count) in words.iter() {
-            let text = std::str::from_utf8(word).map_err(|_| {
-                Error::config(format!(
-                    "character-level training needs UTF-8 words; got {:?}",
-                    String::from_utf8_lossy(word)
-                ))
-            })?;
+            let text = utf8_word(word)?;
             for c in text.chars() {
                 // Saturating: counts from word tables can be near u64::MAX, and a panic must not
                 // reach Python; the order among such giants hardly matters.
@@ -342,6 +332,13 @@ fn base_alphabet(char_counts: FxHashMap<char, u64>, config: &BpeTrainConfig) -> 
     let mut alphabet: Vec<char> = initial.into_iter().chain(seen.into_iter().map(|(c, _)| c)).collect();
     alphabet.sort_unstable();
     Ok(alphabet)
+}
+
+/// A counted word as text, for character-level training.
+fn utf8_word(word: &[u8]) -> Result<&str> {
+    std::str::from_utf8(word).map_err(|_| {
+        Error::config(format!("character-level training needs UTF-8 words; got {:?}", String::from_utf8_lossy(word)))
+    })
 }
 
 #[cfg(test)]
