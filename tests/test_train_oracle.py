@@ -134,3 +134,18 @@ def test_initial_alphabet_equals_reference(stdlib_text: str) -> None:
     # Byte-level holds every byte already: the same characters change nothing there.
     plain = tokenmill.train_bpe([text], num_merges=50)
     assert tokenmill.train_bpe([text], num_merges=50, initial_alphabet="λß").merges == plain.merges
+
+
+def test_huge_single_words_equal_reference() -> None:
+    # Words of thousands of symbols (an unwrapped genome, say) are merged through a position
+    # index instead of being rescanned by every merge; the merges must not change.
+    import random
+
+    rng = random.Random(7)
+    dna = "".join(rng.choices("ACGT", k=6000))
+    runs = "".join(c * rng.randint(1, 6) for c in rng.choices("ab", k=1500))
+    words = {dna: 3, runs: 2, "ACGTACGT": 40, "abab": 9}
+    tok = tokenmill.train_bpe(words, num_merges=150)
+    expected = reference_bpe.train({w.encode(): n for w, n in words.items()}, num_merges=150)
+    assert tok.merges == expected
+    assert tok.decode(tok.encode_ordinary(dna)) == dna

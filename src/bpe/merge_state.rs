@@ -12,6 +12,7 @@
 //! while every word was its own vector; once words went into the arena and a merge's new pairs
 //! into one flat list, it gained nothing measurable and raised peak memory by a fifth.
 
+use super::long_word::LongWord;
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -63,6 +64,9 @@ impl WordList {
 const HEADER: usize = 3;
 /// How many words ahead of the one being rewritten to prefetch.
 const PREFETCH_AHEAD: usize = 8;
+/// Words of at least this many symbols are merged through a position index (`long_word.rs`)
+/// instead of being rescanned by every merge that touches them.
+const LONG_WORD: usize = 1024;
 /// Merges that visit at least this many words rewrite them on several threads.
 const PARALLEL_FROM: usize = 16_384;
 
@@ -74,6 +78,8 @@ pub(super) struct MergeState {
     where_pair: FxHashMap<Pair, WordList4>,
     /// Reused from merge to merge, so its tables keep their capacity.
     changes: Changes,
+    /// Words of at least `LONG_WORD` symbols, by arena offset (their arena copy goes stale).
+    long: FxHashMap<u32, LongWord>,
 }
 
 /// How pair counts change while one merge (x, y) → z is applied. Every site moves count from
@@ -82,7 +88,7 @@ pub(super) struct MergeState {
 /// neighbour id, kept in arrays indexed by id: an add per site instead of the four hash-map
 /// updates a map keyed by pair needs (those were most of the merge loop's time).
 #[derive(Default)]
-struct Changes {
+pub(super) struct Changes {
     /// Count moved from (ℓ, x) to (ℓ, z), by ℓ; `lefts` lists the ids with a non-zero entry.
     by_left: Vec<u64>,
     lefts: Vec<u32>,
@@ -90,13 +96,13 @@ struct Changes {
     by_right: Vec<u64>,
     rights: Vec<u32>,
     /// Count moved from (y, x) to (z, z).
-    touching: u64,
+    pub touching: u64,
     /// Count of the merged pair itself.
-    sites: u64,
+    pub sites: u64,
     /// (pair, arena offset of a word that gained it), in word order. One flat list rather than
     /// a vector per pair: a merge can raise thousands of pairs, and allocating for each was a
     /// large share of training time.
-    gained: Vec<(Pair, u32)>,
+    pub gained: Vec<(Pair, u32)>,
 }
 
 impl Changes {
@@ -113,12 +119,12 @@ impl Changes {
     }
 
     #[inline]
-    fn left(&mut self, left: u32, count: u64) {
+    pub fn left(&mut self, left: u32, count: u64) {
         Self::bump(&mut self.by_left, &mut self.lefts, left, count);
     }
 
     #[inline]
-    fn right(&mut self, right: u32, count: u64) {
+    pub fn right(&mut self, right: u32, count: u64) {
         Self::bump(&mut self.by_right, &mut self.rights, right, count);
     }
 
@@ -153,6 +159,10 @@ fn prefetch(slot: &u32) {
 impl MergeState {
     /// Counts the pairs of `words` and lists where each occurs.
     pub fn new(words: WordList) -> Self {
+        Self::with_long_words_from(words, LONG_WORD)
+    }
+
+    fn with_long_words_from(words: WordList, long_from: usize) -> Self {
         let WordList { arena, offsets } = words;
         // Pass 1 (parallel over words): each pair's count and how many words hold it. The last
         // word seen (offset + 1) makes a word count once per pair however often the pair recurs.
@@ -217,7 +227,15 @@ impl MergeState {
             where_pair.extend(lists);
         }
         let pair_counts = tallies.into_iter().map(|(pair, (n, _, _))| (pair, n)).collect();
-        MergeState { arena, pair_counts, where_pair, changes: Changes::default() }
+        let long = offsets
+            .iter()
+            .filter(|&&off| arena[off as usize] as usize >= long_from)
+            .map(|&off| {
+                let (symbols, count) = word_at(&arena, off as usize);
+                (off, LongWord::new(symbols, count))
+            })
+            .collect();
+        MergeState { arena, pair_counts, where_pair, changes: Changes::default(), long }
     }
 
     /// Rewrites every word holding `pair` with `merged` in its place and updates pair counts by
@@ -228,6 +246,15 @@ impl MergeState {
         places.sort_unstable();
         places.dedup();
         let mut changes = std::mem::take(&mut self.changes);
+        if !self.long.is_empty() {
+            places.retain(|off| match self.long.get_mut(off) {
+                Some(word) => {
+                    word.merge(*off, pair, merged, &mut changes);
+                    false
+                }
+                None => true,
+            });
+        }
         if places.len() < PARALLEL_FROM {
             rewrite_words(&mut self.arena, 0, &places, pair, merged, &mut changes);
         } else {
@@ -486,6 +513,46 @@ mod tests {
         counts.sort_unstable();
         assert_eq!(counts, [((a, y), 2), ((big, a), 2), ((x, big), 2)]);
         assert_eq!(first_word(&s), [x, big, a, y]);
+    }
+
+    #[test]
+    fn long_words_merge_exactly_like_scanned_ones() {
+        // One long word (random, with runs that make sites touch) and a few short ones, merged
+        // 300 times by the most frequent pair through both paths; counts and symbols must agree.
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut long = Vec::new();
+        while long.len() < 3000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let symbol = (seed % 4) as u32 + 1;
+            let run = if seed % 7 == 0 { 5 } else { 1 };
+            long.extend(std::iter::repeat_n(symbol, run));
+        }
+        let words: Vec<(&[u32], u64)> = vec![(&long, 3), (&[1, 2, 1, 2], 5), (&[4, 4, 4], 2), (&long[..40], 1)];
+        let list = || {
+            let mut list = WordList::default();
+            for &(symbols, count) in &words {
+                list.push(symbols, count).unwrap();
+            }
+            list
+        };
+        let mut scanned = MergeState::with_long_words_from(list(), usize::MAX);
+        let mut indexed = MergeState::with_long_words_from(list(), 1000);
+        assert_eq!(indexed.long.len(), 1);
+        for (step, next_id) in (0..300).zip(100..) {
+            let Some((&pair, _)) = scanned.pair_counts.iter().max_by_key(|&(&p, &n)| (n, std::cmp::Reverse(p))) else {
+                break;
+            };
+            let mut a = scanned.apply_merge(pair, next_id);
+            let mut b = indexed.apply_merge(pair, next_id);
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b, "pairs raised at step {step}");
+            assert_eq!(scanned.pair_counts, indexed.pair_counts, "counts at step {step}");
+        }
+        let (offset, word) = indexed.long.iter().next().unwrap();
+        assert_eq!(word.symbols(), word_at(&scanned.arena, *offset as usize).0);
     }
 
     #[test]
