@@ -11,12 +11,12 @@ pub struct Vocab {
     ids: FxHashMap<Box<[u8]>, u32>,
     /// Tokens of up to 7 bytes again, keyed by their bytes packed into a u64, and tokens of 8 to
     /// 15 bytes keyed by two: the encoder's look-ups hash integers and compare no memory.
-    short_ids: FxHashMap<u64, u32>,
-    mid_ids: FxHashMap<(u64, u64), u32>,
+    short_ids: KeyTable<u64>,
+    mid_ids: KeyTable<(u64, u64)>,
     /// The short tokens with the smallest ids once more, in a table small enough to stay in
     /// the core's L2 cache. Ids follow merge order, so small ids are the frequent tokens, and
     /// most look-ups end here instead of missing the cache in `short_ids`.
-    hot: HotTable,
+    hot: KeyTable<u64>,
     /// One bit per hash of every short token: most look-ups of byte pairs during merging ask
     /// for strings that are not tokens, and this answers "no" from 128 KiB that stay cached.
     maybe_short: KeyFilter,
@@ -27,7 +27,6 @@ const SHORT: usize = 7;
 const MID: usize = 15;
 /// Short tokens with ids below this also live in the hot table (16 Ki slots of 16 bytes).
 const HOT_IDS: u32 = 6144;
-const HOT_SLOTS: usize = 1 << 14;
 
 const FILTER_BITS: usize = 1 << 20;
 
@@ -61,45 +60,82 @@ impl KeyFilter {
     }
 }
 
-/// Open addressing with linear probing over (key, id) slots; key 0 marks an empty slot (real
-/// keys carry their length in the top byte, so they are never 0).
+/// Open addressing with linear probing over (key, id) slots, at most half full; key 0 marks an
+/// empty slot (real keys carry their length in the top byte, so they are never 0). One probe
+/// usually reads one slot, where a general hash map reads a control byte and then the slot.
 #[derive(Debug, Clone)]
-struct HotTable {
-    slots: Vec<(u64, u32)>,
+struct KeyTable<K> {
+    slots: Vec<(K, u32)>,
+    len: usize,
 }
 
-impl Default for HotTable {
-    fn default() -> Self {
-        HotTable { slots: vec![(0, 0); HOT_SLOTS] }
-    }
+/// A key of a `KeyTable`: never equal to `EMPTY`, hashed by multiplying.
+trait TableKey: Copy + Eq {
+    const EMPTY: Self;
+    fn hash(self) -> u64;
 }
 
-impl HotTable {
+impl TableKey for u64 {
+    const EMPTY: Self = 0;
     #[inline(always)]
-    fn home(key: u64) -> usize {
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - HOT_SLOTS.trailing_zeros())) as usize
+    fn hash(self) -> u64 {
+        self.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+}
+
+impl TableKey for (u64, u64) {
+    const EMPTY: Self = (0, 0);
+    #[inline(always)]
+    fn hash(self) -> u64 {
+        (self.0 ^ self.1.rotate_left(31)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+}
+
+impl<K: TableKey> Default for KeyTable<K> {
+    fn default() -> Self {
+        KeyTable { slots: vec![(K::EMPTY, 0); 16], len: 0 }
+    }
+}
+
+impl<K: TableKey> KeyTable<K> {
+    #[inline(always)]
+    fn home(&self, key: K) -> usize {
+        (key.hash() >> (64 - self.slots.len().trailing_zeros())) as usize
     }
 
-    fn insert(&mut self, key: u64, id: u32) {
-        let mut i = Self::home(key);
-        while self.slots[i].0 != 0 && self.slots[i].0 != key {
-            i = (i + 1) & (HOT_SLOTS - 1);
+    fn insert(&mut self, key: K, id: u32) {
+        if (self.len + 1) * 2 > self.slots.len() {
+            let doubled = vec![(K::EMPTY, 0); self.slots.len() * 2];
+            let old = std::mem::replace(&mut self.slots, doubled);
+            self.len = 0;
+            for (k, v) in old.into_iter().filter(|&(k, _)| k != K::EMPTY) {
+                self.insert(k, v);
+            }
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(key);
+        while self.slots[i].0 != K::EMPTY && self.slots[i].0 != key {
+            i = (i + 1) & mask;
+        }
+        if self.slots[i].0 == K::EMPTY {
+            self.len += 1;
         }
         self.slots[i] = (key, id);
     }
 
     #[inline(always)]
-    fn get(&self, key: u64) -> Option<u32> {
-        let mut i = Self::home(key);
+    fn get(&self, key: K) -> Option<u32> {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(key);
         loop {
             let (k, id) = self.slots[i];
             if k == key {
                 return Some(id);
             }
-            if k == 0 {
+            if k == K::EMPTY {
                 return None;
             }
-            i = (i + 1) & (HOT_SLOTS - 1);
+            i = (i + 1) & mask;
         }
     }
 }
@@ -107,7 +143,8 @@ impl HotTable {
 /// `bytes` (8 to 15) as its first eight bytes and the short key of the rest.
 #[inline(always)]
 fn mid_key(bytes: &[u8]) -> (u64, u64) {
-    (u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")), short_key(&bytes[8..]))
+    // The top bit keeps the key from ever being `(0, 0)`, the empty slot (eight NUL bytes).
+    (u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")), short_key(&bytes[8..]) | 1 << 63)
 }
 
 /// `bytes` (at most 7) packed little-endian with the length in the top byte. Two overlapping
@@ -218,9 +255,9 @@ impl Vocab {
             if !self.maybe_short.contains(key) {
                 return None;
             }
-            self.hot.get(key).or_else(|| self.short_ids.get(&key).copied())
+            self.hot.get(key).or_else(|| self.short_ids.get(key))
         } else if bytes.len() <= MID {
-            self.mid_ids.get(&mid_key(bytes)).copied()
+            self.mid_ids.get(mid_key(bytes))
         } else {
             self.ids.get(bytes).copied()
         }
@@ -254,6 +291,27 @@ impl Vocab {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_length_and_nul_bytes_find_their_id() {
+        let mut v = Vocab::default();
+        let mut tokens: Vec<Vec<u8>> = Vec::new();
+        for len in 1..=20 {
+            tokens.push(vec![0; len]);
+            tokens.push((0..len as u8).map(|b| b.wrapping_mul(31) ^ 0xA5).collect());
+        }
+        // Enough tokens to make every table grow several times.
+        tokens.extend((0..5000u32).map(|k| format!("t{k}").into_bytes()));
+        tokens.extend((0..5000u32).map(|k| format!("long token {k:06}").into_bytes()));
+        for t in &tokens {
+            v.push(t);
+        }
+        for (id, t) in tokens.iter().enumerate() {
+            assert_eq!(v.id(t), Some(id as u32), "{:?}", String::from_utf8_lossy(t));
+        }
+        assert_eq!(v.id(&[0; 21]), None);
+        assert_eq!(v.id(b"t5000"), None);
+    }
 
     #[test]
     fn short_keys_are_distinct_for_all_short_lengths() {
