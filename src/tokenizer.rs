@@ -56,6 +56,21 @@ impl SpecialSet {
     }
 }
 
+/// Below this much text per thread, starting a thread costs more than it saves (a thread start
+/// is tens of microseconds; encoding 64 KiB takes about a millisecond).
+const MIN_BATCH_BYTES_PER_THREAD: usize = 64 << 10;
+
+/// How many threads `encode_batch` uses: the number asked for (all cores if `None`), but no more
+/// than there are texts or than the text gives each thread enough work.
+pub fn batch_threads(texts: &[&str], num_threads: Option<usize>) -> usize {
+    let bytes: usize = texts.iter().map(|t| t.len()).sum();
+    num_threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .min(texts.len())
+        .min(bytes / MIN_BATCH_BYTES_PER_THREAD)
+        .max(1)
+}
+
 #[derive(Debug, Clone)]
 pub struct Tokenizer {
     splitter: WordSplitter,
@@ -150,9 +165,7 @@ impl Tokenizer {
         disallowed: &SpecialSet,
         num_threads: Option<usize>,
     ) -> Result<Vec<Vec<u32>>> {
-        let threads = num_threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-            .clamp(1, texts.len().max(1));
+        let threads = batch_threads(texts, num_threads);
         if threads == 1 {
             return texts.iter().map(|t| self.encode(t, allowed, disallowed)).collect();
         }

@@ -120,9 +120,7 @@ impl CoreTokenizer {
         let disallowed = special_set(disallowed_special)?;
         let texts: Vec<&str> = texts.iter().map(|t| &**t).collect();
         let n = texts.len();
-        let threads = num_threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |c| c.get()))
-            .clamp(1, n.max(1));
+        let threads = crate::tokenizer::batch_threads(&texts, num_threads);
         if threads == 1 {
             let batch = py.detach(|| self.inner.encode_batch(&texts, &allowed, &disallowed, Some(1))).map_err(to_py)?;
             return PyList::new(py, batch.iter().map(|ids| self.id_list(py, ids)).collect::<PyResult<Vec<_>>>()?);
