@@ -43,6 +43,8 @@ def test_default_corpus_is_the_standard_library(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "standard library" in result.stderr
     assert "held-back text" in result.stdout and "sample" in result.stdout
+    unique = next(line for line in result.stdout.splitlines() if line.startswith("unique words"))
+    assert int(unique.split()[2]) > 10_000
 
 
 def test_errors_are_reported_not_raised(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tokenmill import OutOfVocabularyError, TokenmillError
 from tokenmill.corpus import default_corpus_files, resolve_files
+from tokenmill.counting import count_words
 from tokenmill.tokenizer import Tokenizer
 from tokenmill.training import train_bpe
 
@@ -75,8 +76,17 @@ def cmd_train(args: argparse.Namespace) -> int:
     print(f"training on {source}", file=sys.stderr)
     progress = False if args.no_progress else None
     start = time.perf_counter()
-    tok = train_bpe(
+    # Counted as a step of its own so that the summary can say how many unique words there were.
+    counts = count_words(
         train_files,
+        pattern=args.pattern,
+        normalizer=args.normalizer,
+        special_tokens=args.special_token or (),
+        byte_level=not args.char_level,
+        show_progress=progress,
+    )
+    tok = train_bpe(
+        counts,
         vocab_size=None if args.num_merges is not None else args.vocab_size,
         num_merges=args.num_merges,
         pattern=args.pattern,
@@ -111,6 +121,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     # Training stops early, without error, when no pair is left that may be merged.
     early = f"; stopped early, no pair left that may be merged; asked for {asked}" if learned < asked else ""
     print(f"corpus          {corpus_bytes / 1e6:.1f} MB in {len(train_files)} file(s)")
+    print(f"unique words    {len(counts)} (total {counts.total})")
     print(f"vocab size      {tok.vocab_size} ({len(tok.merges)} merges{early})")
     print(f"time            {seconds:.2f} s")
     print(f"bytes/token     {bpt_line}")
