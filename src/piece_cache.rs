@@ -3,15 +3,14 @@
 //! Why: real text is Zipfian — a few thousand pieces (" the", "\n", " of", "();") make up most of
 //! it. Even a piece that is itself a token costs a hash-table probe that usually misses the CPU
 //! cache (100k-token tables do not fit), and a piece that is not a token costs a dozen probes
-//! while it is merged. One table of two-way sets, a 64-byte cache line each, that stays in the L2 cache answers
-//! the frequent pieces with one probe, whatever their kind.
+//! while it is merged. One table of two-way sets, a 64-byte cache line each, small enough for the
+//! L2 cache, answers the frequent pieces with one probe, whatever their kind.
 //!
 //! Why not a shared table behind a lock, or a cache per call: the lock costs more than the probe,
-//! and a per-call cache never warms up on short texts (tiktoken's reason for having none). Each
-//! thread keeps one table per tokenizer it has used recently (tokenizers are told apart by a
-//! unique id, never by address).
+//! and a per-call cache never warms up on short texts. Each thread keeps one table per tokenizer
+//! it has used recently (tokenizers are told apart by a unique id, never by address).
 //!
-//! Rejected: an LRU (bookkeeping on every hit costs more than an occasional recompute); caching
+//! Rejected: a full LRU (bookkeeping on every hit costs more than an occasional recompute); caching
 //! long pieces (rare, and they would need slots of their own size); splitting 16 pieces ahead and
 //! prefetching their slots together (measured slower: the pre-tokenizer's work is lost to the
 //! extra pass). 64-byte slots holding up to 10 ids made the table 1 MiB and were slower than

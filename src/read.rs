@@ -2,9 +2,9 @@
 //!
 //! Why blocks: a corpus file can be larger than memory (a 20 GB shard, a 1 GB file with no
 //! newline is rarer). A block ends at a place where cutting cannot change the words — after a
-//! lone newline followed by an ASCII letter or digit for text, after any newline for JSON Lines —
-//! so counting block by block gives exactly the counts of the whole file. Only a file with no
-//! such place at all has to be held whole.
+//! lone newline (non-space on both sides, see [`CutRule::LoneNewline`]) for text, after any
+//! newline for JSON Lines — so counting block by block gives exactly the counts of the whole
+//! file. Only a file with no such place at all has to be held whole.
 
 use crate::error::{Error, Result};
 use std::fs::File;
