@@ -35,7 +35,9 @@ impl CoreTokenizer {
     /// A Python list of `ids`.
     fn id_list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
         let objects = self.id_objects.get_or_init(|| {
-            (0..self.inner.vocab().n_vocab() as u32).map(|id| id.into_pyobject(py).expect("int").into_any().unbind()).collect()
+            (0..self.inner.vocab().n_vocab() as u32)
+                .map(|id| id.into_pyobject(py).expect("int").into_any().unbind())
+                .collect()
         });
         let len = ffi::Py_ssize_t::try_from(ids.len()).map_err(|_| PyOverflowError::new_err("too many ids"))?;
         // SAFETY: `PyList_New` gives a new list (or NULL with an exception set) whose `len` slots
