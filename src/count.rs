@@ -374,16 +374,7 @@ pub fn split_for_threads(text: &str, target: usize) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     while bytes.len() - start > target {
-        let mut cut = start + target;
-        let mut found = None;
-        while cut + 1 < bytes.len() {
-            if CutRule::LoneNewline.allows(bytes, cut + 1) {
-                found = Some(cut + 1);
-                break;
-            }
-            cut += 1;
-        }
-        match found {
+        match CutRule::LoneNewline.next_cut(bytes, start + target + 1) {
             Some(c) => {
                 out.push(&text[start..c]);
                 start = c;

@@ -41,9 +41,15 @@ impl CutRule {
         }
     }
 
-    /// The last place in `bytes` where a block may end, if any.
-    pub fn last_cut(self, bytes: &[u8]) -> Option<usize> {
-        (1..bytes.len()).rev().find(|&i| self.allows(bytes, i))
+    /// The last place at or after `from` where `bytes` may be cut, if any. The whole of `bytes`
+    /// is context: the character before a newline may start before `from`.
+    pub fn last_cut(self, bytes: &[u8], from: usize) -> Option<usize> {
+        (from.max(1)..bytes.len()).rev().find(|&i| self.allows(bytes, i))
+    }
+
+    /// The first place at or after `from` where `bytes` may be cut, if any.
+    pub fn next_cut(self, bytes: &[u8], from: usize) -> Option<usize> {
+        (from.max(1)..bytes.len()).find(|&i| self.allows(bytes, i))
     }
 }
 
@@ -136,10 +142,10 @@ impl BlockReader {
             if self.done {
                 continue;
             }
-            // Search only what is new (plus one byte of lookbehind): a carry without a cut
-            // is never searched twice, so a file with no place to cut is still read in linear time.
-            let from = searched.saturating_sub(2);
-            if let Some(cut) = self.rule.last_cut(&self.carry[from..]).map(|c| c + from) {
+            // Only places that need a byte read just now are new (a cut before `carry[i]` needs
+            // `carry[i]`): a carry without a cut is never searched twice, so a file with no
+            // place to cut is still read in linear time.
+            if let Some(cut) = self.rule.last_cut(&self.carry, searched) {
                 let rest = self.carry.split_off(cut);
                 let bytes = std::mem::replace(&mut self.carry, rest);
                 return Ok(Some(self.emit(bytes)));
@@ -180,7 +186,10 @@ mod tests {
     use super::*;
 
     fn blocks(text: &[u8], rule: CutRule, target: usize) -> Vec<Block> {
-        let dir = std::env::temp_dir().join(format!("tokenmill-read-{}-{target}", std::process::id()));
+        // A directory per call: tests run in parallel.
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("tokenmill-read-{}-{call}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("corpus.txt");
         std::fs::write(&path, text).unwrap();
@@ -224,6 +233,16 @@ mod tests {
             let cut = text.find('\n').unwrap() + 1;
             assert_eq!(rule.allows(text.as_bytes(), cut), ok, "{text:?}");
         }
+    }
+
+    #[test]
+    fn whitespace_before_a_newline_is_seen_across_reads() {
+        // The newline is the last byte of the first read and the ideographic space (3 bytes)
+        // before it ends the read too: cutting after the newline would split " \n" wrongly.
+        let text = format!("{}\u{3000}\nword {}", "a".repeat(60), "b".repeat(100));
+        assert_eq!(text.find('\n'), Some(63));
+        let parts = blocks(text.as_bytes(), CutRule::LoneNewline, 64);
+        assert_eq!(parts.len(), 1, "no lone newline, so no cut");
     }
 
     #[test]
