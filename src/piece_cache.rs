@@ -16,6 +16,7 @@
 //! extra pass). 64-byte slots holding up to 10 ids made the table 1 MiB and were slower than
 //! these 32-byte ones.
 
+use crate::vocab::pack_le;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -66,26 +67,11 @@ impl PieceCache {
         PieceCache { sets: vec![EMPTY_SET; SETS].into_boxed_slice() }
     }
 
-    /// The piece (at most 16 bytes) zero-padded into two words, read with overlapping loads
-    /// rather than copied byte by byte into a buffer (whose wide re-read stalls the CPU).
+    /// The piece (at most 16 bytes) zero-padded into two words.
     #[inline(always)]
     fn key_of(piece: &[u8]) -> [u64; 2] {
-        let n = piece.len();
-        let word = |at: usize| u64::from_le_bytes(piece[at..at + 8].try_into().expect("8 bytes"));
-        if n >= 8 {
-            // The second load ends at the piece's end; shifting drops the bytes it shares with
-            // the first, leaving bytes 8..n at the bottom.
-            [word(0), if n == 8 { 0 } else { word(n - 8) >> (8 * (16 - n)) }]
-        } else if n >= 4 {
-            let half = |at: usize| u32::from_le_bytes(piece[at..at + 4].try_into().expect("4 bytes")) as u64;
-            [half(0) | (half(n - 4) << (8 * (n - 4))), 0]
-        } else {
-            let mut lo = 0u64;
-            for (k, &b) in piece.iter().enumerate() {
-                lo |= (b as u64) << (8 * k);
-            }
-            [lo, 0]
-        }
+        let split = piece.len().min(8);
+        [pack_le(&piece[..split]), pack_le(&piece[split..])]
     }
 
     #[inline(always)]

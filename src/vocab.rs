@@ -144,15 +144,24 @@ impl<K: TableKey> KeyTable<K> {
 #[inline(always)]
 fn mid_key(bytes: &[u8]) -> (u64, u64) {
     // The top bit keeps the key from ever being `(0, 0)`, the empty slot (eight NUL bytes).
-    (u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")), short_key(&bytes[8..]) | 1 << 63)
+    (pack_le(&bytes[..8]), short_key(&bytes[8..]) | 1 << 63)
 }
 
-/// `bytes` (at most 7) packed little-endian with the length in the top byte. Two overlapping
-/// reads instead of a byte loop: the overlap holds the same bytes, so OR-ing them is exact.
+/// `bytes` (at most 7) packed little-endian with the length in the top byte.
 #[inline(always)]
 fn short_key(bytes: &[u8]) -> u64 {
+    pack_le(bytes) | ((bytes.len() as u64) << 56)
+}
+
+/// Up to eight bytes as a little-endian word, zero-padded. Two overlapping reads instead of a
+/// byte loop: the overlap holds the same bytes, so OR-ing them is exact.
+#[inline(always)]
+pub(crate) fn pack_le(bytes: &[u8]) -> u64 {
     let n = bytes.len();
-    let packed = if n >= 4 {
+    debug_assert!(n <= 8);
+    if n == 8 {
+        u64::from_le_bytes(bytes.try_into().expect("8 bytes"))
+    } else if n >= 4 {
         let lo = u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes")) as u64;
         let hi = u32::from_le_bytes(bytes[n - 4..].try_into().expect("4 bytes")) as u64;
         lo | (hi << (8 * (n - 4)))
@@ -164,8 +173,7 @@ fn short_key(bytes: &[u8]) -> u64 {
         bytes[0] as u64
     } else {
         0
-    };
-    packed | ((n as u64) << 56)
+    }
 }
 
 impl Vocab {

@@ -125,7 +125,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     print(f"vocab size      {tok.vocab_size} ({len(tok.merges)} merges{early})")
     print(f"time            {seconds:.2f} s")
     print(f"bytes/token     {bpt_line}")
-    sample = tok.tokenize(SAMPLE) if _count_tokens(tok, SAMPLE) is not None else "n/a (characters outside the alphabet)"
+    try:
+        sample: object = tok.tokenize(SAMPLE)
+    except OutOfVocabularyError:
+        sample = "n/a (characters outside the alphabet)"
     print(f"sample          {sample}")
     print(f"saved           {out} (and {listing} for people)")
     return 0

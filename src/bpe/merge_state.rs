@@ -259,8 +259,7 @@ impl MergeState {
             rewrite_words(&mut self.arena, 0, &places, pair, merged, &mut changes);
         } else {
             // The first merges visit a large share of all words: split the sorted places (and so
-            // the arena) into disjoint parts, rewrite them on threads, then combine the changes
-            // in part order so where-lists stay sorted and the result is the same.
+            // the arena) into disjoint parts, rewrite them on threads, then add up the changes.
             let parts = rayon::current_num_threads().max(1);
             let per_part = places.len().div_ceil(parts);
             let mut jobs = Vec::with_capacity(parts);
@@ -318,7 +317,8 @@ impl MergeState {
         }
         changes.touching = 0;
         changes.sites = 0;
-        // Stable: each pair's words stay in arena order, so its where-list stays sorted.
+        // Grouped by pair; stable, so a word's repeated entries for one pair stay side by side for
+        // `dedup`. (Where-lists need no order: a list is sorted when its pair is merged.)
         changes.gained.sort_by_key(|&(p, _)| p);
         changes.gained.dedup();
         for run in changes.gained.chunk_by(|a, b| a.0 == b.0) {

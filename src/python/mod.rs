@@ -1,6 +1,7 @@
 //! Python bindings (`tokenmill._core`). Thin: argument conversion, GIL release around every loop
 //! over text, and error mapping in `errors`. The Python package wraps these in friendlier classes.
 
+mod callback;
 mod errors;
 mod tokenizer;
 mod train;

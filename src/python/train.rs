@@ -1,11 +1,12 @@
 //! `_core.WordCounter` and `_core.train_bpe`: the training half of the bindings.
 
+use super::callback::detach_reporting;
 use super::errors::to_py;
 use super::tokenizer::CoreTokenizer;
 use crate::bpe::train::{self, BpeTrainConfig, TrainProgress};
 use crate::bpe::BpeOptions;
 use crate::count::{WordCounts, WordSplitter};
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::normalize::Normalizer;
 use crate::pretokenize::PreTokenizer;
 use crate::special::SpecialTokens;
@@ -90,26 +91,14 @@ impl WordCounter {
         on_block: Option<Py<PyAny>>,
     ) -> PyResult<u64> {
         let mut total = 0;
-        let mut python_error: Option<PyErr> = None;
-        let mut sink = |counts: WordCounts, read: u64| -> Result<()> {
-            self.absorb(counts);
-            total += read;
-            Python::attach(|py| {
-                let outcome = py.check_signals().and_then(|_| match &on_block {
-                    Some(cb) => cb.call1(py, (read,)).map(|_| ()),
-                    None => Ok(()),
-                });
-                outcome.map_err(|e| {
-                    python_error = Some(e);
-                    Error::Interrupted
-                })
+        detach_reporting(py, on_block.as_ref(), |notify| {
+            self.splitter.count_files(&paths, self.byte_level, text_field, &mut |counts, read| {
+                self.absorb(counts);
+                total += read;
+                notify(&[read])
             })
-        };
-        match py.detach(|| self.splitter.count_files(&paths, self.byte_level, text_field, &mut sink)) {
-            Ok(()) => Ok(total),
-            Err(Error::Interrupted) => Err(python_error.unwrap_or_else(|| to_py(Error::Interrupted))),
-            Err(e) => Err(to_py(e)),
-        }
+        })?;
+        Ok(total)
     }
 
     /// Adds the counts of another counter configured the same way.
@@ -289,30 +278,14 @@ pub fn train_bpe(
     };
     // A shared handle, not a copy: the table is copied only if the counter changes meanwhile.
     let counts = counter.counts.lock().expect("counter lock").clone();
-    let mut python_error: Option<PyErr> = None;
-    let mut report = |p: TrainProgress| -> Result<()> {
-        // Back under the GIL briefly: deliver Ctrl-C and update the caller's progress display.
-        Python::attach(|py| {
-            let outcome = py.check_signals().and_then(|_| match &progress {
-                Some(cb) => cb.call1(py, (p.merges_done, p.merges_total)).map(|_| ()),
-                None => Ok(()),
-            });
-            outcome.map_err(|e| {
-                python_error = Some(e);
-                Error::Interrupted
-            })
-        })
-    };
     let base_model = base.as_ref().map(|b| b.bpe().clone());
-    let result = py.detach(|| match &base_model {
-        Some(model) => train::continue_training(model, &counts, &config, &mut report),
-        None => train::train(&counts, &config, &mut report),
-    });
-    let model = match result {
-        Ok(model) => model,
-        Err(Error::Interrupted) => return Err(python_error.unwrap_or_else(|| to_py(Error::Interrupted))),
-        Err(e) => return Err(to_py(e)),
-    };
+    let model = detach_reporting(py, progress.as_ref(), |notify| {
+        let mut report = |p: TrainProgress| notify(&[p.merges_done, p.merges_total]);
+        match &base_model {
+            Some(model) => train::continue_training(model, &counts, &config, &mut report),
+            None => train::train(&counts, &config, &mut report),
+        }
+    })?;
     let splitter = &counter.splitter;
     Ok(CoreTokenizer::new(Tokenizer::new(
         splitter.normalizer.clone(),
