@@ -160,3 +160,23 @@ def test_continued_training_on_new_text_adds_its_characters(multilingual_text: s
 
         cl = tokenmill.Tokenizer.from_tiktoken(vocabulary_path("cl100k_base"), pattern="cl100k")
         tokenmill.train_bpe(["x"], vocab_size=100_300, base=cl)
+
+
+def test_an_exception_in_a_progress_callback_stops_the_work(corpus_dir: Path) -> None:
+    # The same path carries Ctrl-C: counting and training stop and raise what the callback raised.
+    from tokenmill import _core
+
+    class Stop(Exception):
+        pass
+
+    def stop(*_: int) -> None:
+        raise Stop
+
+    files = [str(p) for p in sorted(corpus_dir.iterdir())]
+    counter = _core.WordCounter("cl100k", "none", [], True)
+    with pytest.raises(Stop):
+        counter.add_files(files, None, stop)
+    counter.add_files(files)
+    options = dict(byte_level=True, end_of_word_suffix=None, unk_token=None, special_tokens=[], min_frequency=1)
+    with pytest.raises(Stop):
+        _core.train_bpe(counter, vocab_size=600, num_merges=None, max_token_length=None, progress=stop, **options)
