@@ -18,12 +18,21 @@ pub struct WordCounts {
     counts: FxHashMap<Box<[u8]>, u64>,
     /// Bytes of text that went into the counts.
     pub text_bytes: u64,
+    /// A word whose count would have passed 2^64 - 1 (it was held at the maximum instead);
+    /// `check` turns this into an error, so a wrapped count is never trained on.
+    overflowed: Option<Box<[u8]>>,
 }
 
 impl WordCounts {
     pub fn add(&mut self, word: &[u8], n: u64) {
         if let Some(c) = self.counts.get_mut(word) {
-            *c += n;
+            match c.checked_add(n) {
+                Some(sum) => *c = sum,
+                None => {
+                    *c = u64::MAX;
+                    self.overflowed.get_or_insert_with(|| word.into());
+                }
+            }
         } else {
             self.counts.insert(word.into(), n);
         }
@@ -34,11 +43,25 @@ impl WordCounts {
         if other.counts.len() > self.counts.len() {
             std::mem::swap(&mut self, &mut other);
         }
-        for (w, n) in other.counts {
-            *self.counts.entry(w).or_insert(0) += n;
+        if self.overflowed.is_none() {
+            self.overflowed = other.overflowed.take();
         }
-        self.text_bytes += other.text_bytes;
+        for (w, n) in other.counts {
+            self.add(&w, n);
+        }
+        self.text_bytes = self.text_bytes.saturating_add(other.text_bytes);
         self
+    }
+
+    /// An error if some word's count could not be held in a u64.
+    pub fn check(&self) -> Result<()> {
+        match &self.overflowed {
+            None => Ok(()),
+            Some(word) => Err(Error::config(format!(
+                "the count of word {:?} passed 2^64 - 1 and cannot be held",
+                String::from_utf8_lossy(word)
+            ))),
+        }
     }
 
     /// Number of unique words.
@@ -50,9 +73,9 @@ impl WordCounts {
         self.counts.is_empty()
     }
 
-    /// Sum of all counts.
-    pub fn total(&self) -> u64 {
-        self.counts.values().sum()
+    /// Sum of all counts (wider than a count: a table of many large counts can pass 2^64).
+    pub fn total(&self) -> u128 {
+        self.counts.values().map(|&n| n as u128).sum()
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], u64)> {
@@ -85,7 +108,7 @@ impl WordCounts {
         }
         let mut by_rarity: Vec<(u64, Box<[u8]>)> = self.counts.iter().map(|(w, &n)| (n, w.clone())).collect();
         by_rarity.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.cmp(&a.1)));
-        let (mut words, mut mass) = (0, 0);
+        let (mut words, mut mass) = (0u64, 0u64);
         for (n, w) in by_rarity {
             if used <= budget {
                 break;
@@ -93,13 +116,14 @@ impl WordCounts {
             self.counts.remove(&w);
             used -= w.len() as u64 + ENTRY_OVERHEAD;
             words += 1;
-            mass += n;
+            mass = mass.saturating_add(n);
         }
         (words, mass)
     }
 
     /// The compact binary form: a header (magic, format version, metadata as JSON), then each
-    /// word as LEB128 length, bytes, LEB128 count, in byte order so equal tables give equal files.
+    /// word as LEB128 length, bytes, LEB128 count, in byte order so equal tables give equal files,
+    /// then a CRC-32 of everything before it (version 2), so a damaged file is refused.
     pub fn to_bytes(&self, metadata: &str) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.counts.len() * 12 + 64);
         out.extend_from_slice(MAGIC);
@@ -115,6 +139,8 @@ impl WordCounts {
             out.extend_from_slice(w);
             put_varint(&mut out, n);
         }
+        let crc = crc32fast::hash(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
         out
     }
 
@@ -129,9 +155,21 @@ impl WordCounts {
             return Err(bad("no TMWC header"));
         }
         let version = u32::from_le_bytes(data[4..8].try_into().expect("4 bytes"));
-        if version != COUNTS_VERSION {
-            return Err(bad(&format!("format version {version}; this tokenmill reads {COUNTS_VERSION}")));
-        }
+        let data = match version {
+            // Version 1 files carry no checksum; they still load.
+            1 => data,
+            COUNTS_VERSION => {
+                if data.len() < 12 {
+                    return Err(bad("truncated header"));
+                }
+                let (body, crc) = data.split_at(data.len() - 4);
+                if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
+                    return Err(bad("checksum mismatch: the file is damaged or truncated"));
+                }
+                body
+            }
+            _ => return Err(bad(&format!("format version {version}; this tokenmill reads 1 to {COUNTS_VERSION}"))),
+        };
         let mut r = Reader { data, pos: 8 };
         let meta_len = r.varint().ok_or_else(|| bad("truncated header"))? as usize;
         let meta = r.take(meta_len).ok_or_else(|| bad("truncated header"))?;
@@ -154,7 +192,7 @@ impl WordCounts {
 }
 
 const MAGIC: &[u8; 4] = b"TMWC";
-const COUNTS_VERSION: u32 = 1;
+const COUNTS_VERSION: u32 = 2;
 /// Hash-table slot, box header and allocator rounding per unique word, measured roughly.
 const ENTRY_OVERHEAD: u64 = 48;
 
@@ -229,7 +267,8 @@ impl WordSplitter {
     /// Counts many texts in parallel.
     pub fn count_texts(&self, texts: &[&str]) -> Result<WordCounts> {
         let chunks: Vec<&str> = texts.iter().flat_map(|t| split_for_threads(t, CHUNK)).collect();
-        chunks
+        crate::threads::install(|| {
+            chunks
             .par_iter()
             .with_min_len(per_thread(chunks.len()))
             .try_fold(WordCounts::default, |mut acc, chunk| {
@@ -237,6 +276,7 @@ impl WordSplitter {
                 Ok(acc)
             })
             .try_reduce(WordCounts::default, |a, b| Ok(a.merge(b)))
+        })
     }
 
     /// Counts raw bytes read from `path`. Byte-level training keeps invalid UTF-8 as words of
@@ -307,14 +347,16 @@ impl WordSplitter {
         let mut batch_bytes = 0;
         let mut flush = |batch: &mut Vec<Block>| -> Result<()> {
             let read: u64 = batch.iter().map(|b| b.bytes.len() as u64).sum();
-            let counts = batch
-                .par_iter()
-                .with_min_len(per_thread(batch.len()))
-                .map(|block| match text_field {
-                    None => self.count_bytes(&block.bytes, &block.path, block.offset, byte_level),
-                    Some(field) => self.count_json_lines(block, field),
-                })
-                .try_reduce(WordCounts::default, |a, b| Ok(a.merge(b)))?;
+            let counts = crate::threads::install(|| {
+                batch
+                    .par_iter()
+                    .with_min_len(per_thread(batch.len()))
+                    .map(|block| match text_field {
+                        None => self.count_bytes(&block.bytes, &block.path, block.offset, byte_level),
+                        Some(field) => self.count_json_lines(block, field),
+                    })
+                    .try_reduce(WordCounts::default, |a, b| Ok(a.merge(b)))
+            })?;
             batch.clear();
             sink(counts, read)
         };
@@ -348,7 +390,14 @@ impl WordSplitter {
                 format: "JSON Lines",
                 reason: format!("line {}: {reason}", block.line + n as u64),
             };
-            let value: serde_json::Value = serde_json::from_slice(line).map_err(|e| bad(e.to_string()))?;
+            // A byte-order mark may open a file written on Windows.
+            let line = if block.offset == 0 && n == 0 { line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line) } else { line };
+            let value: serde_json::Value = match serde_json::from_slice(line) {
+                Ok(value) => value,
+                // Valid JSON may escape a lone surrogate (Python's json.dumps writes them); it
+                // becomes U+FFFD, as a lone surrogate in a Python string does when encoded.
+                Err(e) => serde_json::from_slice(&replace_lone_surrogates(line)).map_err(|_| bad(e.to_string()))?,
+            };
             match value.get(field) {
                 Some(serde_json::Value::String(text)) => texts.push(text.clone()),
                 Some(serde_json::Value::Null) => {}
@@ -360,10 +409,47 @@ impl WordSplitter {
     }
 }
 
+/// `line` with every `\\uXXXX` escape of a lone surrogate (one not in a high-low pair) written as
+/// `\\uFFFD` instead. Escaped backslashes are skipped, so `\\\\ud800` is left alone.
+fn replace_lone_surrogates(line: &[u8]) -> Vec<u8> {
+    let unit = |at: usize| -> Option<u16> {
+        let hex = line.get(at..at + 6)?;
+        if hex[0] != b'\\' || hex[1] != b'u' {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    };
+    let mut out = Vec::with_capacity(line.len());
+    let mut i = 0;
+    while i < line.len() {
+        if line[i] != b'\\' {
+            out.push(line[i]);
+            i += 1;
+            continue;
+        }
+        match unit(i) {
+            Some(0xD800..=0xDBFF) if matches!(unit(i + 6), Some(0xDC00..=0xDFFF)) => {
+                out.extend_from_slice(&line[i..i + 12]);
+                i += 12;
+            }
+            Some(0xD800..=0xDFFF) => {
+                out.extend_from_slice(b"\\uFFFD");
+                i += 6;
+            }
+            _ => {
+                // Any other escape: copy the backslash and the character it escapes.
+                out.extend_from_slice(&line[i..(i + 2).min(line.len())]);
+                i += 2;
+            }
+        }
+    }
+    out
+}
+
 /// How many of `n` work items one rayon task takes: all threads stay busy, yet no more than one
 /// word table per thread is being filled at a time (each is a large share of the memory peak).
 fn per_thread(n: usize) -> usize {
-    n.div_ceil(rayon::current_num_threads()).max(1)
+    n.div_ceil(crate::threads::count()).max(1)
 }
 
 /// Cuts `text` into pieces of about `target` bytes after lone newlines ([`CutRule::LoneNewline`]),

@@ -47,6 +47,10 @@ enum ModelV1 {
         unk_token: Option<String>,
         whole_piece_first: bool,
         tokens: Vec<Option<String>>,
+        /// Tokens whose ids lie far past the rest, as (id, base64 bytes): a list by id would
+        /// hold a null for every id in between.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        far_tokens: Vec<(u32, String)>,
         /// `null` for rank-based models (tiktoken): ranks are ids, merges are implied.
         merges: Option<Vec<(u32, u32)>>,
     },
@@ -56,9 +60,13 @@ enum ModelV1 {
 pub fn to_json(tok: &Tokenizer) -> String {
     let Model::Bpe(bpe) = tok.model();
     let vocab = bpe.vocab();
-    let mut tokens = vec![None; vocab.n_vocab()];
+    let mut tokens = vec![None; vocab.dense_len()];
+    let mut far_tokens = Vec::new();
     for (id, bytes) in vocab.ordinary() {
-        tokens[id as usize] = Some(BASE64.encode(bytes));
+        match tokens.get_mut(id as usize) {
+            Some(slot) => *slot = Some(BASE64.encode(bytes)),
+            None => far_tokens.push((id, BASE64.encode(bytes))),
+        }
     }
     let options = bpe.options();
     let file = FileV1 {
@@ -74,6 +82,7 @@ pub fn to_json(tok: &Tokenizer) -> String {
             unk_token: options.unk_token.clone(),
             whole_piece_first: options.whole_piece_first,
             tokens,
+            far_tokens,
             merges: if bpe.is_rank_based() { None } else { Some(bpe.merges().to_vec()) },
         },
     };
@@ -100,13 +109,13 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
     let file: FileV1 = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
     let pretokenizer = PreTokenizer::from_spec(&file.pretokenizer).map_err(|e| bad(e.to_string()))?;
     let pretokenizer = if file.pretokenizer_keeps_gaps { pretokenizer.keeping_gaps() } else { pretokenizer };
-    let ModelV1::Bpe { byte_level, end_of_word_suffix, unk_token, whole_piece_first, tokens, merges } = file.model;
+    let ModelV1::Bpe { byte_level, end_of_word_suffix, unk_token, whole_piece_first, tokens, far_tokens, merges } =
+        file.model;
     let mut vocab = Vocab::default();
-    for (id, token) in tokens.iter().enumerate() {
-        if let Some(b64) = token {
-            let bytes = BASE64.decode(b64).map_err(|e| bad(format!("token {id}: bad base64: {e}")))?;
-            vocab.insert(id as u32, &bytes).map_err(|e| bad(e.to_string()))?;
-        }
+    let listed = tokens.iter().enumerate().filter_map(|(id, t)| t.as_ref().map(|t| (id as u32, t)));
+    for (id, b64) in listed.chain(far_tokens.iter().map(|(id, t)| (*id, t))) {
+        let bytes = BASE64.decode(b64).map_err(|e| bad(format!("token {id}: bad base64: {e}")))?;
+        vocab.insert(id, &bytes).map_err(|e| bad(e.to_string()))?;
     }
     for (text, id) in &file.special_tokens {
         vocab.push_special(text, Some(*id)).map_err(|e| bad(e.to_string()))?;
@@ -175,23 +184,23 @@ pub fn display_token(bytes: &[u8]) -> String {
 pub fn vocab_listing(tok: &Tokenizer) -> String {
     let Model::Bpe(bpe) = tok.model();
     let vocab = bpe.vocab();
-    let mut made_by: Vec<Option<(u32, u32)>> = vec![None; vocab.n_vocab()];
+    let mut made_by: rustc_hash::FxHashMap<u32, (u32, u32)> = rustc_hash::FxHashMap::default();
     for (l, r) in merge_list(bpe) {
         let mut joined = vocab.token_bytes(l).unwrap_or_default().to_vec();
         joined.extend_from_slice(vocab.token_bytes(r).unwrap_or_default());
         if let Some(id) = vocab.id(&joined) {
-            made_by[id as usize].get_or_insert((l, r));
+            made_by.entry(id).or_insert((l, r));
         }
     }
     let mut out = String::from("# id\ttoken\tmerged from\n");
-    for id in 0..vocab.n_vocab() as u32 {
+    for id in vocab.ids_in_order() {
         let Ok(bytes) = vocab.token_bytes(id) else {
             continue;
         };
         let mut line = format!("{id}\t{}", display_token(bytes));
         if vocab.is_special(id) {
             line.push_str("\t(special)");
-        } else if let Some((l, r)) = made_by[id as usize] {
+        } else if let Some(&(l, r)) = made_by.get(&id) {
             let show = |t: u32| display_token(vocab.token_bytes(t).unwrap_or_default());
             line.push_str(&format!("\t{} + {}", show(l), show(r)));
         }

@@ -29,7 +29,7 @@ impl Model {
         }
     }
 
-    fn decode_token(&self, id: u32, suffix_replacement: &str, out: &mut Vec<u8>) -> Result<()> {
+    fn decode_token(&self, id: u32, suffix_replacement: &str, out: &mut Vec<u8>) -> Result<bool> {
         match self {
             Model::Bpe(m) => m.decode_token(id, suffix_replacement, out),
         }
@@ -48,7 +48,7 @@ impl SpecialSet {
         SpecialSet::Only(FxHashSet::default())
     }
 
-    fn contains(&self, token: &str) -> bool {
+    pub fn contains(&self, token: &str) -> bool {
         match self {
             SpecialSet::All => true,
             SpecialSet::Only(set) => set.contains(token),
@@ -71,10 +71,18 @@ pub fn batch_threads(texts: &[&str], num_threads: Option<usize>) -> usize {
         .max(1)
 }
 
+/// Text is encoded in stretches of about this many bytes between checks for Ctrl-C.
+const INTERRUPT_CHECK_BYTES: usize = 1 << 20;
+
 #[derive(Debug, Clone)]
 pub struct Tokenizer {
     splitter: WordSplitter,
     model: Model,
+    /// What an end-of-word suffix turns into when decoding: a space where pre-tokenization
+    /// dropped the whitespace, nothing where pieces kept it. Chosen from the vocabulary and the
+    /// pre-tokenizer together, never from the pre-tokenizer's name alone; byte-level
+    /// vocabularies have no suffix and decode to their bytes, whatever the pattern.
+    suffix_replacement: &'static str,
     /// Names this tokenizer's tables in the per-thread piece cache (a clone shares them: same
     /// model, same ids).
     cache_owner: u64,
@@ -83,9 +91,11 @@ pub struct Tokenizer {
 impl Tokenizer {
     pub fn new(normalizer: Normalizer, pretokenizer: PreTokenizer, model: Model) -> Self {
         let specials = SpecialTokens::new(model.vocab().specials());
+        let suffix_replacement = if pretokenizer.pieces_keep_whitespace() { "" } else { " " };
         Tokenizer {
             splitter: WordSplitter { normalizer, pretokenizer, specials },
             model,
+            suffix_replacement,
             cache_owner: piece_cache::next_owner_id(),
         }
     }
@@ -109,31 +119,46 @@ impl Tokenizer {
     /// Encodes `text` with no special-token handling: special-token text is ordinary text.
     pub fn encode_ordinary(&self, text: &str) -> Result<Vec<u32>> {
         let mut out = Vec::with_capacity(text.len() / 3);
-        self.encode_text(text, &mut out)?;
+        self.encode_text(text, &mut out, &mut || Ok(()))?;
         Ok(out)
     }
 
     /// Encodes `text` with tiktoken's rules: special tokens in `allowed` become their ids; any in
     /// `disallowed` that appears in the text is an error; the rest are ordinary text.
+    ///
+    /// A token named in both sets is disallowed (tiktoken checks the disallowed set first);
+    /// `disallowed` = all means every special token not in `allowed`.
     pub fn encode(&self, text: &str, allowed: &SpecialSet, disallowed: &SpecialSet) -> Result<Vec<u32>> {
+        self.encode_checked(text, allowed, disallowed, &mut || Ok(()))
+    }
+
+    /// `encode`, calling `check` every megabyte or so of text; an error from it (Ctrl-C seen by
+    /// Python) stops encoding.
+    pub fn encode_checked(
+        &self,
+        text: &str,
+        allowed: &SpecialSet,
+        disallowed: &SpecialSet,
+        check: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<Vec<u32>> {
         let none = |set: &SpecialSet| matches!(set, SpecialSet::Only(s) if s.is_empty());
-        if self.splitter.specials.is_empty() || (none(allowed) && none(disallowed)) {
-            return self.encode_ordinary(text);
-        }
         let mut out = Vec::with_capacity(text.len() / 3);
+        if self.splitter.specials.is_empty() || (none(allowed) && none(disallowed)) {
+            self.encode_text(text, &mut out, check)?;
+            return Ok(out);
+        }
         self.splitter.specials.for_each_segment(
             text,
             |token| {
-                if allowed.contains(token) {
-                    Ok(true)
-                } else if disallowed.contains(token) {
+                let named = matches!(disallowed, SpecialSet::Only(set) if set.contains(token));
+                if named || (!allowed.contains(token) && matches!(disallowed, SpecialSet::All)) {
                     Err(Error::DisallowedSpecial { token: token.to_string() })
                 } else {
-                    Ok(false)
+                    Ok(allowed.contains(token))
                 }
             },
             |segment| match segment {
-                Segment::Text(t) => self.encode_text(t, &mut out),
+                Segment::Text(t) => self.encode_text(t, &mut out, check),
                 Segment::Special { id, .. } => {
                     out.push(id);
                     Ok(())
@@ -143,10 +168,16 @@ impl Tokenizer {
         Ok(out)
     }
 
-    fn encode_text(&self, text: &str, out: &mut Vec<u32>) -> Result<()> {
+    fn encode_text(&self, text: &str, out: &mut Vec<u32>, check: &mut dyn FnMut() -> Result<()>) -> Result<()> {
         let normalized = self.splitter.normalizer.apply(text);
+        let mut unchecked = 0;
         piece_cache::with_cache(self.cache_owner, |cache| {
             self.splitter.pretokenizer.for_each_piece(&normalized, |piece| {
+                unchecked += piece.len();
+                if unchecked >= INTERRUPT_CHECK_BYTES {
+                    unchecked = 0;
+                    check()?;
+                }
                 if piece.len() <= piece_cache::MAX_PIECE {
                     cache.ids(piece.as_bytes(), out, |out| self.model.encode_piece(piece, out))
                 } else {
@@ -203,16 +234,31 @@ impl Tokenizer {
 
     /// The bytes that `ids` stand for.
     pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
-        let lossless = self.splitter.pretokenizer.is_lossless();
-        let replacement = if lossless { "" } else { " " };
         let mut out = Vec::with_capacity(ids.len() * 4);
+        let mut replaced_last = false;
         for &id in ids {
-            self.model.decode_token(id, replacement, &mut out)?;
+            replaced_last = self.model.decode_token(id, self.suffix_replacement, &mut out)?;
         }
-        if !lossless && out.last() == Some(&b' ') && ids.last().is_some_and(|&id| !self.vocab().is_special(id)) {
-            out.pop();
+        // A suffix that became a space ends the text with a space that was never there.
+        if replaced_last && !self.suffix_replacement.is_empty() {
+            out.truncate(out.len() - self.suffix_replacement.len());
         }
         Ok(out)
+    }
+
+    /// What each id contributes to `decode_bytes(ids)`: the parts concatenate to it exactly.
+    pub fn decode_parts(&self, ids: &[u32]) -> Result<Vec<Vec<u8>>> {
+        let mut parts = Vec::with_capacity(ids.len());
+        let mut replaced_last = false;
+        for &id in ids {
+            let mut part = Vec::new();
+            replaced_last = self.model.decode_token(id, self.suffix_replacement, &mut part)?;
+            parts.push(part);
+        }
+        if let (true, Some(last)) = (replaced_last && !self.suffix_replacement.is_empty(), parts.last_mut()) {
+            last.truncate(last.len() - self.suffix_replacement.len());
+        }
+        Ok(parts)
     }
 
     /// The pieces the pre-tokenizer cuts `text` into (after normalization).

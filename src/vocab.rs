@@ -1,13 +1,21 @@
 //! The id space shared by every model: id → token bytes, bytes → id, and the special tokens.
 
 use crate::error::{Error, Result};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Ordinary tokens (what the subword model produces) and special tokens (matched in raw text,
 /// never produced by the model) in one id space. Ids may have gaps (tiktoken's special ids do).
+///
+/// Memory follows the number of tokens, not the largest id: ids close to the rest live in a
+/// dense vector, and an id far past them (a special token at 10⁹, say) in a hash map, so no
+/// number read from a file or an argument sizes an allocation by itself.
 #[derive(Debug, Clone, Default)]
 pub struct Vocab {
     tokens: Vec<Option<Box<[u8]>>>,
+    /// Tokens whose ids lie far beyond the dense range.
+    sparse: FxHashMap<u32, Box<[u8]>>,
+    /// One past the largest id held.
+    n_vocab: usize,
     ids: FxHashMap<Box<[u8]>, u32>,
     /// Tokens of up to 7 bytes again, keyed by their bytes packed into a u64, and tokens of 8 to
     /// 15 bytes keyed by two: the encoder's look-ups hash integers and compare no memory.
@@ -20,8 +28,16 @@ pub struct Vocab {
     /// One bit per hash of every short token: most look-ups of byte pairs during merging ask
     /// for strings that are not tokens, and this answers "no" from 128 KiB that stay cached.
     maybe_short: KeyFilter,
+    /// Special tokens in the order given. Two strings may share an id (tiktoken's
+    /// `o200k_harmony` does): both are matched in text; the first is what the id decodes to.
     specials: Vec<(String, u32)>,
+    special_ids: FxHashMap<String, u32>,
+    special_id_set: FxHashSet<u32>,
 }
+
+/// An id at most this far past the dense range (or within twice its length) extends it; one
+/// further away goes to the sparse map.
+const DENSE_SLACK: usize = 1 << 16;
 
 const SHORT: usize = 7;
 const MID: usize = 15;
@@ -182,27 +198,63 @@ impl Vocab {
         if let Some(&id) = self.ids.get(bytes) {
             return id;
         }
-        let id = self.tokens.len() as u32;
+        let id = self.next_free_id();
         self.insert(id, bytes).expect("fresh id is free");
         id
     }
 
+    /// The first id past the dense range that no token holds.
+    fn next_free_id(&self) -> u32 {
+        let mut id = self.tokens.len() as u32;
+        while self.sparse.contains_key(&id) {
+            id += 1;
+        }
+        id
+    }
+
+    /// Stores `bytes` at `id`, in the dense vector when `id` is near it, else in the sparse map.
+    fn place(&mut self, id: u32, bytes: &[u8], what: &str) -> Result<()> {
+        if id == u32::MAX {
+            return Err(Error::config(format!("{what}: id {id} is too large (ids go up to {})", u32::MAX - 1)));
+        }
+        let index = id as usize;
+        let dense = self.tokens.len();
+        if index >= dense && index < (dense * 2).max(dense + DENSE_SLACK) {
+            self.tokens.resize(index + 1, None);
+            // Ids that were far away are near now: move them into the vector.
+            if !self.sparse.is_empty() {
+                let near: Vec<u32> = self.sparse.keys().copied().filter(|&k| (k as usize) <= index).collect();
+                for k in near {
+                    self.tokens[k as usize] = self.sparse.remove(&k);
+                }
+            }
+        }
+        let taken = if index < self.tokens.len() {
+            self.tokens[index].is_some()
+        } else {
+            self.sparse.contains_key(&id)
+        };
+        if taken {
+            return Err(Error::config(format!("{what}: id {id} is already taken")));
+        }
+        if index < self.tokens.len() {
+            self.tokens[index] = Some(bytes.into());
+        } else {
+            self.sparse.insert(id, bytes.into());
+        }
+        self.n_vocab = self.n_vocab.max(index + 1);
+        Ok(())
+    }
+
     /// Places an ordinary token at a given id.
     pub fn insert(&mut self, id: u32, bytes: &[u8]) -> Result<()> {
-        let slot = id as usize;
-        if slot >= self.tokens.len() {
-            self.tokens.resize(slot + 1, None);
-        }
-        if self.tokens[slot].is_some() {
-            return Err(Error::config(format!("token id {id} is assigned twice")));
-        }
         if let Some(&other) = self.ids.get(bytes) {
             return Err(Error::config(format!(
                 "token {:?} has two ids, {other} and {id}",
                 String::from_utf8_lossy(bytes)
             )));
         }
-        self.tokens[slot] = Some(bytes.into());
+        self.place(id, bytes, &format!("token {:?}", String::from_utf8_lossy(bytes)))?;
         self.ids.insert(bytes.into(), id);
         if bytes.len() <= SHORT {
             self.short_ids.insert(short_key(bytes), id);
@@ -216,32 +268,43 @@ impl Vocab {
         Ok(())
     }
 
-    /// Adds a special token at the next free id, or at `id` if given.
+    /// Adds a special token at the next free id, or at `id` if given. A special token given again
+    /// keeps its id; a second string may share the id of an earlier special token (an alias).
     pub fn push_special(&mut self, text: &str, id: Option<u32>) -> Result<u32> {
-        if let Some(&(_, existing)) = self.specials.iter().find(|(t, _)| t == text) {
-            return Ok(existing);
+        if let Some(&existing) = self.special_ids.get(text) {
+            return match id {
+                Some(id) if id != existing => {
+                    Err(Error::config(format!("special token {text:?} is given two ids, {existing} and {id}")))
+                }
+                _ => Ok(existing),
+            };
         }
-        let id = id.unwrap_or(self.tokens.len() as u32);
-        let slot = id as usize;
-        if slot >= self.tokens.len() {
-            self.tokens.resize(slot + 1, None);
+        let id = match id {
+            Some(id) => id,
+            None => self.next_free_id(),
+        };
+        if !self.special_id_set.contains(&id) {
+            self.place(id, text.as_bytes(), &format!("special token {text:?}"))?;
+            self.special_id_set.insert(id);
         }
-        if self.tokens[slot].is_some() {
-            return Err(Error::config(format!("special token {text:?}: id {id} is already taken")));
-        }
-        self.tokens[slot] = Some(text.as_bytes().into());
         self.specials.push((text.to_string(), id));
+        self.special_ids.insert(text.to_string(), id);
         Ok(id)
     }
 
     /// Number of ids (one past the largest id).
     pub fn n_vocab(&self) -> usize {
+        self.n_vocab
+    }
+
+    /// The ids below this are kept in a vector (most vocabularies: all of them).
+    pub fn dense_len(&self) -> usize {
         self.tokens.len()
     }
 
     /// Number of ids that hold a token.
     pub fn len(&self) -> usize {
-        self.ids.len() + self.specials.len()
+        self.ids.len() + self.special_id_set.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -249,10 +312,11 @@ impl Vocab {
     }
 
     pub fn token_bytes(&self, id: u32) -> Result<&[u8]> {
-        match self.tokens.get(id as usize) {
-            Some(Some(bytes)) => Ok(bytes),
-            _ => Err(Error::IdOutOfRange { id, n_vocab: self.tokens.len() }),
-        }
+        let found = match self.tokens.get(id as usize) {
+            Some(slot) => slot.as_deref(),
+            None => self.sparse.get(&id).map(|b| &b[..]),
+        };
+        found.ok_or(Error::IdOutOfRange { id, n_vocab: self.n_vocab })
     }
 
     /// The id of an ordinary token.
@@ -273,7 +337,12 @@ impl Vocab {
 
     /// The id of an ordinary or special token.
     pub fn any_id(&self, bytes: &[u8]) -> Option<u32> {
-        self.id(bytes).or_else(|| self.specials.iter().find(|(t, _)| t.as_bytes() == bytes).map(|&(_, id)| id))
+        self.id(bytes).or_else(|| std::str::from_utf8(bytes).ok().and_then(|t| self.special_id(t)))
+    }
+
+    /// The id of a special token.
+    pub fn special_id(&self, text: &str) -> Option<u32> {
+        self.special_ids.get(text).copied()
     }
 
     pub fn specials(&self) -> &[(String, u32)] {
@@ -281,18 +350,22 @@ impl Vocab {
     }
 
     pub fn is_special(&self, id: u32) -> bool {
-        self.specials.iter().any(|&(_, s)| s == id)
+        self.special_id_set.contains(&id)
+    }
+
+    /// Every id that holds a token, in increasing order.
+    pub fn ids_in_order(&self) -> impl Iterator<Item = u32> + '_ {
+        let mut far: Vec<u32> = self.sparse.keys().copied().collect();
+        far.sort_unstable();
+        let near = self.tokens.iter().enumerate().filter(|(_, t)| t.is_some()).map(|(id, _)| id as u32);
+        near.chain(far)
     }
 
     /// (id, bytes) of every ordinary token in id order.
     pub fn ordinary(&self) -> impl Iterator<Item = (u32, &[u8])> + '_ {
-        self.tokens.iter().enumerate().filter_map(move |(id, t)| {
-            let id = id as u32;
-            match t {
-                Some(bytes) if !self.is_special(id) => Some((id, &bytes[..])),
-                _ => None,
-            }
-        })
+        self.ids_in_order()
+            .filter(move |&id| !self.is_special(id))
+            .map(move |id| (id, self.token_bytes(id).expect("listed ids hold tokens")))
     }
 }
 

@@ -38,6 +38,10 @@ impl Bpe {
 
     /// Appends the ids of raw bytes (byte-level models only): words of non-UTF-8 input.
     pub fn encode_bytes(&self, bytes: &[u8], out: &mut Vec<u32>) {
+        if self.rank_based {
+            self.merge_ranked(bytes, out);
+            return;
+        }
         let start = out.len();
         out.extend(bytes.iter().map(|&b| self.byte_ids[b as usize]));
         self.merge_tail(out, start);

@@ -32,11 +32,17 @@ type WordList4 = SmallVec<[u32; 4]>;
 pub(super) struct WordList {
     arena: Vec<u32>,
     offsets: Vec<u32>,
+    /// Σ count × (symbols − 1): a bound on every pair count, kept so that no count can wrap.
+    pair_mass: u64,
 }
 
 impl WordList {
     pub fn with_capacity(words: usize, symbols: usize) -> Self {
-        WordList { arena: Vec::with_capacity(words * HEADER + symbols), offsets: Vec::with_capacity(words) }
+        WordList {
+            arena: Vec::with_capacity(words * HEADER + symbols),
+            offsets: Vec::with_capacity(words),
+            pair_mass: 0,
+        }
     }
 
     /// Adds a word (fewer than two symbols: nothing to merge, so it is left out).
@@ -44,6 +50,16 @@ impl WordList {
         if symbols.len() < 2 {
             return Ok(());
         }
+        // A pair's count is at most the sum of count × (symbols − 1) over the words, so if that
+        // fits in a u64 no pair count, and no count derived from one, can wrap.
+        self.pair_mass = (symbols.len() as u64 - 1)
+            .checked_mul(count)
+            .and_then(|m| m.checked_add(self.pair_mass))
+            .ok_or_else(|| {
+                Error::config(
+                    "word counts too large: pair counts would exceed 2^64 - 1; scale the counts down",
+                )
+            })?;
         // Offsets are u32 to halve the where-lists; 2^32 symbols is a 16 GB table.
         let offset = u32::try_from(self.arena.len())
             .ok()
@@ -157,18 +173,24 @@ fn prefetch(slot: &u32) {
 }
 
 impl MergeState {
+    /// Symbols (plus word headers) in the arena: a bound on how many merges can still happen.
+    pub fn symbol_count(&self) -> usize {
+        self.arena.len()
+    }
+
     /// Counts the pairs of `words` and lists where each occurs.
     pub fn new(words: WordList) -> Self {
         Self::with_long_words_from(words, LONG_WORD)
     }
 
     fn with_long_words_from(words: WordList, long_from: usize) -> Self {
-        let WordList { arena, offsets } = words;
+        let WordList { arena, offsets, .. } = words;
         // Pass 1 (parallel over words): each pair's count and how many words hold it. The last
         // word seen (offset + 1) makes a word count once per pair however often the pair recurs.
-        let chunk = (offsets.len() / (rayon::current_num_threads() * 4)).max(1024);
+        let chunk = (offsets.len() / (crate::threads::count() * 4)).max(1024);
         let arena_ref = &arena;
-        let tallies: FxHashMap<Pair, (u64, u32, u32)> = offsets
+        let tallies: FxHashMap<Pair, (u64, u32, u32)> = crate::threads::install(|| {
+            offsets
             .par_chunks(chunk)
             .map(|slice| {
                 let mut tallies: FxHashMap<Pair, (u64, u32, u32)> = FxHashMap::default();
@@ -193,12 +215,14 @@ impl MergeState {
                     tally.1 += words;
                 }
                 a
-            });
+            })
+        });
         // Pass 2 (parallel over pairs): where-lists allocated at their exact size, so none is
         // ever regrown. Each thread scans every word but fills only the lists of its own pairs.
-        let parts = rayon::current_num_threads().max(1) as u64;
+        let parts = crate::threads::count().max(1) as u64;
         let part_of = |pair: Pair| ((pair.0 as u64) << 32 | pair.1 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) % parts;
-        let where_parts: Vec<FxHashMap<Pair, WordList4>> = (0..parts)
+        let where_parts: Vec<FxHashMap<Pair, WordList4>> = crate::threads::install(|| {
+            (0..parts)
             .into_par_iter()
             .map(|part| {
                 let mut lists: FxHashMap<Pair, WordList4> = tallies
@@ -220,7 +244,8 @@ impl MergeState {
                 }
                 lists
             })
-            .collect();
+            .collect()
+        });
         let mut where_pair: FxHashMap<Pair, WordList4> = FxHashMap::default();
         where_pair.reserve(tallies.len());
         for lists in where_parts {
@@ -260,7 +285,7 @@ impl MergeState {
         } else {
             // The first merges visit a large share of all words: split the sorted places (and so
             // the arena) into disjoint parts, rewrite them on threads, then add up the changes.
-            let parts = rayon::current_num_threads().max(1);
+            let parts = crate::threads::count().max(1);
             let per_part = places.len().div_ceil(parts);
             let mut jobs = Vec::with_capacity(parts);
             let mut rest: &mut [u32] = &mut self.arena;
@@ -276,8 +301,10 @@ impl MergeState {
                 rest = tail;
                 base = end;
             }
-            jobs.par_iter_mut().for_each(|(arena, base, group, changes)| {
-                rewrite_words(arena, *base, group, pair, merged, changes);
+            crate::threads::install(|| {
+                jobs.par_iter_mut().for_each(|(arena, base, group, changes)| {
+                    rewrite_words(arena, *base, group, pair, merged, changes);
+                })
             });
             for (_, _, _, mut part) in jobs {
                 changes.absorb(&mut part);

@@ -57,6 +57,7 @@ pub fn train(
     config: &BpeTrainConfig,
     progress: &mut dyn FnMut(TrainProgress) -> Result<()>,
 ) -> Result<Bpe> {
+    words.check()?;
     let options = BpeOptions { whole_piece_first: false, ..config.options.clone() };
     let mut vocab = Vocab::default();
     for special in &config.special_tokens {
@@ -78,6 +79,7 @@ pub fn continue_training(
     config: &BpeTrainConfig,
     progress: &mut dyn FnMut(TrainProgress) -> Result<()>,
 ) -> Result<Bpe> {
+    words.check()?;
     if base.is_rank_based() {
         return Err(Error::config("continued training needs a tokenizer with a merge list, not a tiktoken vocabulary"));
     }
@@ -88,6 +90,9 @@ pub fn continue_training(
         return Err(Error::config(
             "limit_alphabet applies to fresh training; continued training keeps the base alphabet",
         ));
+    }
+    if base.vocab().n_vocab() != base.vocab().dense_len() {
+        return Err(Error::config("continued training needs a base tokenizer whose ids are contiguous"));
     }
     let options = base.options().clone();
     let mut vocab = base.vocab().clone();
@@ -181,7 +186,7 @@ fn merge_loop(
 
     let mut state = MergeState::new(words);
     let mut token_bytes: Vec<Vec<u8>> =
-        (0..vocab.n_vocab() as u32).map(|id| vocab.token_bytes(id).unwrap_or_default().to_vec()).collect();
+        (0..vocab.dense_len() as u32).map(|id| vocab.token_bytes(id).unwrap_or_default().to_vec()).collect();
     let candidates = state
         .pair_counts
         .iter()
@@ -190,7 +195,9 @@ fn merge_loop(
         .collect();
     let mut heap = PairHeap::new(candidates, &token_bytes);
 
-    merges.reserve(target_merges);
+    // Every merge shortens some word, so there can be no more merges than symbols: the
+    // reservation never follows an absurd vocab_size.
+    merges.reserve(target_merges.min(state.symbol_count()));
     let mut reported = 0u64;
     let report_every = (target_merges as u64 / 200).max(1);
     while !done(merges.len(), &vocab) {
@@ -211,8 +218,9 @@ fn merge_loop(
             continue;
         }
         let merged = vocab.push(&joined);
-        if merged as usize == token_bytes.len() {
-            token_bytes.push(joined);
+        if merged as usize >= token_bytes.len() {
+            token_bytes.resize(merged as usize + 1, Vec::new());
+            token_bytes[merged as usize] = joined;
         }
         merges.push(top.pair);
         for pair in state.apply_merge(top.pair, merged) {

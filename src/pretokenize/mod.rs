@@ -20,6 +20,22 @@ pub const O200K_PATTERN: &str = concat!(
     r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 );
 
+/// Every name `from_spec` takes for a preset.
+pub const PRESET_NAMES: [&str; 12] = [
+    "gpt2",
+    "r50k",
+    "r50k_base",
+    "p50k",
+    "p50k_base",
+    "p50k_edit",
+    "cl100k",
+    "cl100k_base",
+    "o200k",
+    "o200k_base",
+    "whitespace",
+    "none",
+];
+
 #[derive(Debug, Clone)]
 pub enum PreTokenizer {
     Gpt2,
@@ -47,14 +63,21 @@ impl PreTokenizer {
             "o200k" | "o200k_base" => PreTokenizer::O200k,
             "whitespace" => PreTokenizer::Whitespace,
             "none" => PreTokenizer::None,
-            _ if !spec.is_empty()
-                && spec.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_') =>
-            {
+            _ if !spec.is_empty() && spec.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => {
+                let lower = spec.to_ascii_lowercase();
+                let hint = if lower != spec && PRESET_NAMES.contains(&lower.as_str()) {
+                    format!(" (preset names are lowercase: {lower:?})")
+                } else {
+                    String::new()
+                };
                 return Err(Error::Pattern {
                     pattern: spec.to_string(),
-                    reason: "unknown preset; use gpt2, cl100k, o200k, whitespace, none or a regex".into(),
-                })
+                    reason: format!(
+                        "unknown preset{hint}; use gpt2, r50k_base, p50k_base, cl100k, cl100k_base, o200k, o200k_base, whitespace, none or a regex"
+                    ),
+                });
             }
+            "" => return Err(Error::Pattern { pattern: String::new(), reason: "the pattern is empty".into() }),
             _ => {
                 let regex = fancy_regex::Regex::new(spec)
                     .map_err(|e| Error::Pattern { pattern: spec.to_string(), reason: e.to_string() })?;
@@ -109,6 +132,16 @@ impl PreTokenizer {
                 | PreTokenizer::None
                 | PreTokenizer::Regex { keep_gaps: true, .. }
         )
+    }
+
+    /// Whether pieces keep the text's whitespace (then an end-of-word suffix marks where a word
+    /// ends without standing for a space). A user regex keeps it when it can match a space.
+    pub fn pieces_keep_whitespace(&self) -> bool {
+        match self {
+            PreTokenizer::Whitespace => false,
+            PreTokenizer::Regex { regex, keep_gaps: false, .. } => regex.is_match(" ").unwrap_or(false),
+            _ => true,
+        }
     }
 
     /// Calls `f` on each piece of `text`, in order.

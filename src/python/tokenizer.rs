@@ -1,5 +1,6 @@
 //! `_core.CoreTokenizer`: the Rust pipeline behind `tokenmill.Tokenizer`.
 
+use super::callback::detach_reporting;
 use super::errors::to_py;
 use crate::bpe::{Bpe, BpeOptions};
 use crate::normalize::Normalizer;
@@ -35,7 +36,7 @@ impl CoreTokenizer {
     /// A Python list of `ids`.
     fn id_list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
         let objects = self.id_objects.get_or_init(|| {
-            (0..self.inner.vocab().n_vocab() as u32)
+            (0..self.inner.vocab().dense_len() as u32)
                 .map(|id| id.into_pyobject(py).expect("int").into_any().unbind())
                 .collect()
         });
@@ -65,7 +66,27 @@ impl CoreTokenizer {
         let Model::Bpe(bpe) = self.inner.model();
         bpe
     }
+
+    /// Encodes without the GIL. A long text is encoded with a check for Ctrl-C every megabyte
+    /// or so (taking the GIL briefly), so a 100 MB call still stops when asked.
+    fn encode_ids(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        allowed: &SpecialSet,
+        disallowed: &SpecialSet,
+    ) -> PyResult<Vec<u32>> {
+        if text.len() < LONG_TEXT {
+            return py.detach(|| self.inner.encode(text, allowed, disallowed)).map_err(to_py);
+        }
+        detach_reporting(py, None, |notify| {
+            self.inner.encode_checked(text, allowed, disallowed, &mut || notify(&[]))
+        })
+    }
 }
+
+/// Texts at least this long are encoded with checks for Ctrl-C along the way.
+const LONG_TEXT: usize = 1 << 20;
 
 /// `"all"` or a collection of special-token strings.
 fn special_set(value: &Bound<'_, PyAny>) -> PyResult<SpecialSet> {
@@ -87,9 +108,31 @@ fn special_set(value: &Bound<'_, PyAny>) -> PyResult<SpecialSet> {
 #[pymethods]
 impl CoreTokenizer {
     fn encode_ordinary<'py>(&self, py: Python<'py>, text: PyBackedStr) -> PyResult<Bound<'py, PyList>> {
-        let text: &str = &text;
-        let ids = py.detach(|| self.inner.encode_ordinary(text)).map_err(to_py)?;
+        let none = SpecialSet::none();
+        let ids = self.encode_ids(py, &text, &none, &none)?;
         self.id_list(py, &ids)
+    }
+
+    /// Byte-level BPE over raw bytes as one piece: no normalization, no pre-tokenization.
+    fn encode_piece_bytes<'py>(&self, py: Python<'py>, piece: &[u8]) -> PyResult<Bound<'py, PyList>> {
+        let bpe = self.bpe();
+        if !bpe.options().byte_level {
+            return Err(to_py(crate::Error::config("encoding raw bytes needs a byte-level vocabulary")));
+        }
+        let mut ids = Vec::with_capacity(piece.len() / 2);
+        py.detach(|| bpe.encode_bytes(piece, &mut ids));
+        self.id_list(py, &ids)
+    }
+
+    /// What each id contributes to the decoded bytes (the parts concatenate to `decode_bytes`).
+    fn decode_parts<'py>(&self, py: Python<'py>, ids: Vec<u32>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let parts = py.detach(|| self.inner.decode_parts(&ids)).map_err(to_py)?;
+        Ok(parts.iter().map(|p| PyBytes::new(py, p)).collect())
+    }
+
+    /// The ids of the ordinary (non-special) tokens, in increasing order.
+    fn ordinary_ids(&self) -> Vec<u32> {
+        self.inner.vocab().ordinary().map(|(id, _)| id).collect()
     }
 
     fn encode<'py>(
@@ -101,8 +144,7 @@ impl CoreTokenizer {
     ) -> PyResult<Bound<'py, PyList>> {
         let allowed = special_set(allowed_special)?;
         let disallowed = special_set(disallowed_special)?;
-        let text: &str = &text;
-        let ids = py.detach(|| self.inner.encode(text, &allowed, &disallowed)).map_err(to_py)?;
+        let ids = self.encode_ids(py, &text, &allowed, &disallowed)?;
         self.id_list(py, &ids)
     }
 
@@ -224,8 +266,7 @@ impl CoreTokenizer {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let allowed = special_set(allowed_special)?;
         let disallowed = special_set(disallowed_special)?;
-        let text: &str = &text;
-        let ids = py.detach(|| self.inner.encode(text, &allowed, &disallowed)).map_err(to_py)?;
+        let ids = self.encode_ids(py, &text, &allowed, &disallowed)?;
         let bytes: Vec<u8> = ids.iter().flat_map(|id| id.to_le_bytes()).collect();
         Ok(PyBytes::new(py, &bytes))
     }

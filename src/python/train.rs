@@ -195,7 +195,7 @@ impl WordCounter {
         for (word, count) in &words {
             if count > &0 {
                 more.add(word.as_bytes(), *count);
-                more.text_bytes += word.len() as u64 * count;
+                more.text_bytes = more.text_bytes.saturating_add((word.len() as u64).saturating_mul(*count));
             }
         }
         self.absorb(more);
@@ -207,7 +207,7 @@ impl WordCounter {
     }
 
     #[getter]
-    fn total(&self) -> u64 {
+    fn total(&self) -> u128 {
         self.counts.lock().expect("counter lock").total()
     }
 
