@@ -135,8 +135,13 @@ def test_out_of_vocabulary_character() -> None:
 def test_decode_ids_out_of_range(tok: tokenmill.Tokenizer) -> None:
     with pytest.raises(TokenIdError, match="token id 99999 is out of range"):
         tok.decode([1, 99999])
-    with pytest.raises(OverflowError):
-        tok.decode([-1])
+    for bad in (-1, 2**32 - 1, 10**24, "7", 1.0):
+        with pytest.raises(TokenIdError, match=r"is not an id|out of range"):
+            tok.decode([1, bad])
+        with pytest.raises(TokenIdError):
+            tok.decode_single_token_bytes(bad)
+        with pytest.raises(TokenIdError):
+            tok.decode_with_offsets([bad])
 
 
 def test_decode_invalid_utf8_follows_errors(tok: tokenmill.Tokenizer) -> None:

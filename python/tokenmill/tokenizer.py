@@ -79,9 +79,9 @@ class Tokenizer:
         if special_tokens is None:
             special_tokens = tt.OPENAI_SPECIAL_TOKENS.get(pattern, {})
         core = _core.CoreTokenizer.from_parts(
-            tokens=tt.tokens_by_id(ranks),
+            tokens=tt.token_pairs(ranks),
             merges=None,
-            special_tokens=list(special_tokens.items()),
+            special_tokens=_special_pairs(special_tokens),
             pattern=pattern,
             keep_gaps=False,
             normalizer="none",
@@ -127,19 +127,15 @@ class Tokenizer:
 
     @classmethod
     def _from_parts(cls, parts: dict[str, Any]) -> Tokenizer:
-        return cls(_core.CoreTokenizer.from_parts(byte_level=True, end_of_word_suffix=None, unk_token=None, **parts))
+        parts = {**parts, "special_tokens": _special_pairs(dict(parts["special_tokens"]))}
+        try:
+            core = _core.CoreTokenizer.from_parts(byte_level=True, end_of_word_suffix=None, unk_token=None, **parts)
+        except OverflowError:
+            raise _core.FormatError(f"token ids must be between 0 and {_MAX_ID}") from None
+        return cls(core)
 
-    def _ordinary_ids(self, specials: set[int]) -> list[int]:
-        ids = []
-        for i in range(self.n_vocab):
-            if i in specials:
-                continue
-            try:
-                self._core.token_bytes(i)
-            except _core.TokenIdError:
-                continue
-            ids.append(i)
-        return ids
+    def _ordinary_ids(self, specials: set[int] | None = None) -> list[int]:
+        return self._core.ordinary_ids()
 
     def truncated(self, vocab_size: int) -> Tokenizer:
         """The tokenizer that training with this smaller `vocab_size` would have given: merges
@@ -164,9 +160,7 @@ class Tokenizer:
                 f"vocab_size must be between {len(specials) + max(base, 1)} and {self.vocab_size}, got {vocab_size!r}"
             )
         kept = set(ordinary[:keep_count])
-        tokens: list[bytes | None] = [None] * (max(kept) + 1)
-        for i in kept:
-            tokens[i] = self._core.token_bytes(i)
+        tokens = [(i, self._core.token_bytes(i)) for i in sorted(kept)]
         merges: list[tuple[int, int]] | None = None
         if not self._core.is_rank_based:
             merges = []
@@ -206,10 +200,33 @@ class Tokenizer:
         >>> tok.encode("hi<|endoftext|>", allowed_special="all")   # doctest: +SKIP
         [5067, 0]
         """
+        allowed_special, disallowed_special = self._special_args(text, allowed_special, disallowed_special)
         try:
             return self._core.encode(text, allowed_special, disallowed_special)
         except UnicodeEncodeError:
             return self._core.encode(_without_surrogates(text), allowed_special, disallowed_special)
+
+    def _special_args(
+        self, text: str, allowed: SpecialArg | None, disallowed: SpecialArg | None
+    ) -> tuple[SpecialArg, SpecialArg]:
+        """Checks the special-token arguments as tiktoken does. `None` means none. A string named
+        in `disallowed_special` that is not a special token still may not appear in the text."""
+        allowed = frozenset() if allowed is None else allowed
+        disallowed = frozenset() if disallowed is None else disallowed
+        for name, value in (("allowed_special", allowed), ("disallowed_special", disallowed)):
+            if isinstance(value, str) and value != "all":
+                raise _core.ConfigError(f'{name} must be "all" or a collection of strings, got the string {value!r}')
+            if not isinstance(value, str) and not all(isinstance(t, str) for t in value):
+                raise _core.ConfigError(f"{name} must hold strings")
+        if disallowed != "all" and disallowed:
+            others = [t for t in disallowed if t and self._core.special_id(t) is None]
+            found = [(text.find(t), -len(t), t) for t in others if t in text]
+            if found:
+                raise _core.DisallowedSpecialError(
+                    f"text contains {min(found)[2]!r}, which disallowed_special names; "
+                    "pass disallowed_special=() to encode it as ordinary text"
+                )
+        return allowed, disallowed
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encodes `text`, treating special-token text as ordinary text."""
@@ -228,6 +245,10 @@ class Tokenizer:
     ) -> list[list[int]]:
         """Encodes many texts on `num_threads` Rust threads (all cores by default), GIL released."""
         texts = list(texts)
+        if num_threads is not None and (isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1):
+            raise _core.ConfigError(f"num_threads must be a positive int or None, got {num_threads!r}")
+        for text in texts:
+            allowed_special, disallowed_special = self._special_args(text, allowed_special, disallowed_special)
         try:
             return self._core.encode_batch(texts, allowed_special, disallowed_special, num_threads)
         except UnicodeEncodeError:
@@ -248,6 +269,7 @@ class Tokenizer:
         """`encode` into a numpy `uint32` array, with no Python list in between (needs numpy)."""
         import numpy as np
 
+        allowed_special, disallowed_special = self._special_args(text, allowed_special, disallowed_special)
         try:
             raw = self._core.encode_to_bytes(text, allowed_special, disallowed_special)
         except UnicodeEncodeError:
@@ -269,7 +291,10 @@ class Tokenizer:
     # -- decoding ----------------------------------------------------------------------------
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
         """The bytes `ids` stand for. Raises `TokenIdError` for an id outside the vocabulary."""
-        return self._core.decode_bytes(list(ids))
+        try:
+            return self._core.decode_bytes(list(ids))
+        except (OverflowError, TypeError):
+            raise _bad_ids(ids) from None
 
     def decode(self, ids: Sequence[int], errors: str = "replace") -> str:
         """Decodes ids to text; `errors` is as for `bytes.decode` (a token boundary can split a
@@ -278,17 +303,23 @@ class Tokenizer:
 
     def decode_single_token_bytes(self, token: int) -> bytes:
         """The bytes of one token."""
-        return self._core.token_bytes(token)
+        try:
+            return self._core.token_bytes(token)
+        except (OverflowError, TypeError):
+            raise _bad_ids([token]) from None
 
     def decode_tokens_bytes(self, tokens: Sequence[int]) -> list[bytes]:
         """The bytes of each token."""
-        return [self._core.token_bytes(t) for t in tokens]
+        return [self.decode_single_token_bytes(t) for t in tokens]
 
     def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
-        """The decoded text and, for each token, the index of the character where it starts.
-        A token that starts inside a character (a UTF-8 continuation byte) is given the index
-        of that character."""
-        parts = self.decode_tokens_bytes(tokens)
+        """The decoded text (as `decode` gives it) and, for each token, the index of the character
+        where it starts. A token that starts inside a character (a UTF-8 continuation byte) is
+        given the index of that character."""
+        try:
+            parts = self._core.decode_parts(list(tokens))
+        except (OverflowError, TypeError):
+            raise _bad_ids(tokens) from None
         offsets, chars = [], 0
         for part in parts:
             starts_inside = bool(part) and 0x80 <= part[0] < 0xC0
@@ -299,12 +330,17 @@ class Tokenizer:
     # -- vocabulary --------------------------------------------------------------------------
     def token_to_id(self, token: str | bytes) -> int | None:
         """The id of a token (ordinary or special), or None."""
-        key = token.encode("utf-8") if isinstance(token, str) else bytes(token)
+        if isinstance(token, str):
+            key = token.encode("utf-8", "surrogatepass")
+        elif isinstance(token, (bytes, bytearray, memoryview)):
+            key = bytes(token)
+        else:
+            raise _core.ConfigError(f"a token is a str or bytes, not {type(token).__name__}")
         return self._core.token_id(key)
 
     def id_to_token(self, id: int) -> str:
         """The token of an id as a string (see `tokenize`)."""
-        return _token_text(self._core.token_bytes(id))
+        return _token_text(self.decode_single_token_bytes(id))
 
     @property
     def merges(self) -> list[tuple[bytes, bytes]]:
@@ -370,6 +406,34 @@ class Tokenizer:
     def __repr__(self) -> str:
         kind = "byte-level" if self.byte_level else "char-level"
         return f"<tokenmill.Tokenizer {kind} BPE, {self.vocab_size} tokens, pattern={self.pattern!r}>"
+
+
+_MAX_ID = 2**32 - 2
+
+
+def _bad_ids(ids: Sequence[int]) -> _core.TokenIdError:
+    """The error for ids that are not ints in 0..2³²−2 (Rust cannot even hold them)."""
+    for i in ids:
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i <= _MAX_ID:
+            return _core.TokenIdError(f"token id {i!r} is not an id (an int from 0 to {_MAX_ID})")
+    return _core.TokenIdError("token ids must be ints")
+
+
+def _special_pairs(special_tokens: Mapping[str, int]) -> list[tuple[str, int]]:
+    """`special_tokens` as (text, id) pairs, checked: non-empty strings without lone
+    surrogates, ids that fit."""
+    pairs = []
+    for text, i in special_tokens.items():
+        if not isinstance(text, str) or not text:
+            raise _core.ConfigError(f"special tokens must be non-empty strings, got {text!r}")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _core.ConfigError(f"special token {text!r} holds a lone surrogate, which is not text") from None
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i <= _MAX_ID:
+            raise _core.ConfigError(f"special token {text!r}: id {i!r} is not an int from 0 to {_MAX_ID}")
+        pairs.append((text, i))
+    return pairs
 
 
 def _from_json(text: str) -> Tokenizer:

@@ -233,6 +233,11 @@ impl CoreTokenizer {
         self.inner.vocab().any_id(token)
     }
 
+    /// The id of a special token, or None.
+    fn special_id(&self, text: &str) -> Option<u32> {
+        self.inner.vocab().special_id(text)
+    }
+
     fn is_special(&self, id: u32) -> bool {
         self.inner.vocab().is_special(id)
     }
@@ -278,15 +283,16 @@ impl CoreTokenizer {
         values.into_iter().map(|b| PyBytes::new(py, b)).collect()
     }
 
-    /// Builds a tokenizer from parts read by the Python format readers. `merges=None` means the
-    /// ids are ranks (tiktoken).
+    /// Builds a tokenizer from parts read by the Python format readers: `tokens` as (id, bytes)
+    /// pairs (so memory follows the number of tokens, not the largest id); `merges=None` means
+    /// the ids are ranks (tiktoken).
     #[staticmethod]
     #[pyo3(signature = (tokens, merges, special_tokens, pattern, keep_gaps, normalizer, byte_level,
                         end_of_word_suffix, unk_token, whole_piece_first))]
     #[allow(clippy::too_many_arguments)]
     fn from_parts(
         py: Python<'_>,
-        tokens: Vec<Option<Vec<u8>>>,
+        tokens: Vec<(u32, Vec<u8>)>,
         merges: Option<Vec<(u32, u32)>>,
         special_tokens: Vec<(String, u32)>,
         pattern: &str,
@@ -303,10 +309,8 @@ impl CoreTokenizer {
         let options = BpeOptions { byte_level, end_of_word_suffix, unk_token, whole_piece_first };
         py.detach(|| {
             let mut vocab = Vocab::default();
-            for (id, token) in tokens.iter().enumerate() {
-                if let Some(bytes) = token {
-                    vocab.insert(id as u32, bytes)?;
-                }
+            for (id, bytes) in &tokens {
+                vocab.insert(*id, bytes)?;
             }
             for (text, id) in &special_tokens {
                 vocab.push_special(text, Some(*id))?;

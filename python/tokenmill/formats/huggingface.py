@@ -124,10 +124,7 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> dict[str, Any]:
     vocab: dict[str, int] = model["vocab"]
     specials = [(t["content"], int(t["id"])) for t in data.get("added_tokens", [])]
     special_ids = {i for _, i in specials}
-    tokens: list[bytes | None] = [None] * (max([*vocab.values(), *special_ids, -1]) + 1)
-    for text, i in vocab.items():
-        if i not in special_ids:
-            tokens[i] = text_to_token(text, str(p))
+    tokens = [(i, text_to_token(text, str(p))) for text, i in vocab.items() if i not in special_ids]
     merges = []
     for n, m in enumerate(model["merges"]):
         left, right = m.split(" ") if isinstance(m, str) else m
@@ -159,10 +156,7 @@ def read_gpt2_files(vocab_path: str | os.PathLike[str], merges_path: str | os.Pa
         raise _core.FormatError(f"{mp}: not a valid merges.txt: {e}") from None
     specials = [(t, i) for t, i in vocab.items() if t.startswith("<|") and t.endswith("|>")]
     special_ids = {i for _, i in specials}
-    tokens: list[bytes | None] = [None] * (max(vocab.values()) + 1)
-    for text, i in vocab.items():
-        if i not in special_ids:
-            tokens[i] = text_to_token(text, str(vp))
+    tokens = [(i, text_to_token(text, str(vp))) for text, i in vocab.items() if i not in special_ids]
     merges = []
     for lineno, line in enumerate(lines, start=1):
         if not line or line.startswith("#version"):

@@ -66,21 +66,22 @@ def read_ranks(path: str | os.PathLike[str]) -> dict[bytes, int]:
     return ranks
 
 
-def tokens_by_id(ranks: Mapping[bytes, int]) -> list[bytes | None]:
-    """A list indexed by rank (gaps are None); checks ranks are unique non-negative ints."""
+def token_pairs(ranks: Mapping[bytes, int]) -> list[tuple[int, bytes]]:
+    """`(rank, token)` pairs; checks that ranks are unique ints that fit an id (0 to 2³²−2)."""
     if not ranks:
         raise _core.FormatError("<ranks>: not a valid tiktoken vocabulary: no tokens")
-    top = max(ranks.values())
-    if top > 50_000_000 or min(ranks.values()) < 0:
-        raise _core.ConfigError("ranks must be non-negative ints below 50,000,000")
-    tokens: list[bytes | None] = [None] * (top + 1)
+    pairs = []
+    seen: dict[int, bytes] = {}
     for token, rank in ranks.items():
         if not isinstance(token, bytes) or isinstance(rank, bool) or not isinstance(rank, int):
             raise _core.ConfigError(f"ranks must map bytes to int; got {token!r}: {rank!r}")
-        if tokens[rank] is not None:
-            raise _core.ConfigError(f"rank {rank} is given to both {tokens[rank]!r} and {token!r}")
-        tokens[rank] = token
-    return tokens
+        if not 0 <= rank < 2**32 - 1:
+            raise _core.ConfigError(f"rank {rank} of {token!r} is not an id (0 to {2**32 - 2})")
+        if rank in seen:
+            raise _core.ConfigError(f"rank {rank} is given to both {seen[rank]!r} and {token!r}")
+        seen[rank] = token
+        pairs.append((rank, token))
+    return pairs
 
 
 def write_ranks(path: str | os.PathLike[str], tokens: list[tuple[int, bytes]]) -> None:
