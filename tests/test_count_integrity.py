@@ -1,0 +1,67 @@
+"""Counts are never silently wrong: no wraparound near 2^64, damaged count files are refused,
+and JSON Lines that Python writes (a BOM, escaped lone surrogates) are read."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+import tokenmill
+from tokenmill import ConfigError, FormatError
+
+
+def test_pair_counts_that_would_wrap_are_an_error() -> None:
+    # Summed in a u64, 2^63 + 2^63 wraps to 0 and the merge (x, a) would win.
+    with pytest.raises(ConfigError, match="2\\^64"):
+        tokenmill.train_bpe({"ab": 2**63, "xab": 2**63, "cd": 2**62}, num_merges=1)
+
+
+def test_large_counts_that_fit_train_exactly() -> None:
+    # (a, b): 2^62 + 2^61; (c, d): one more.
+    tok = tokenmill.train_bpe({"ab": 2**62, "xab": 2**61, "cd": 2**62 + 2**61 + 1}, num_merges=1)
+    assert tok.merges == [(b"c", b"d")]
+
+
+def test_totals_past_two_to_the_64_are_exact() -> None:
+    counts = tokenmill.count_words({"a": 2**63, "b": 2**63, "c": 5}, pattern="whitespace")
+    assert counts.total == 2**64 + 5
+
+
+def test_a_word_count_past_two_to_the_64_is_an_error_not_a_wrap() -> None:
+    a = tokenmill.count_words({"a": 2**63}, pattern="whitespace")
+    both = a + a  # the count of "a" cannot be held
+    with pytest.raises(ConfigError, match="cannot be held"):
+        tokenmill.train_bpe(both, num_merges=1)
+
+
+def test_damaged_count_files_are_refused(tmp_path: Path, stdlib_text: str) -> None:
+    path = tmp_path / "c.counts"
+    tokenmill.count_words([stdlib_text[:20_000]]).save(path)
+    good = path.read_bytes()
+    rng = random.Random(7)
+    for trial in range(300):
+        data = bytearray(good)
+        i = rng.randrange(len(data))
+        data[i] ^= 1 << rng.randrange(8)
+        path.write_bytes(bytes(data))
+        with pytest.raises(FormatError):
+            tokenmill.WordCounts.load(path)
+    path.write_bytes(good[:-3])
+    with pytest.raises(FormatError):
+        tokenmill.WordCounts.load(path)
+
+
+def test_json_lines_with_a_bom_and_lone_surrogates(tmp_path: Path) -> None:
+    path = tmp_path / "docs.jsonl"
+    docs = ["hello world", "odd \ud800 one", "pair \U0001f600 fine", "back\\slash \\ud800"]
+    lines = [json.dumps({"text": d}) for d in docs]
+    path.write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode("utf-8"))
+    counts = tokenmill.count_words(path, text_field="text", pattern="whitespace")
+    expected = tokenmill.count_words(
+        [d.encode("utf-16", "surrogatepass").decode("utf-16", "replace") for d in docs], pattern="whitespace"
+    )
+    assert dict(counts.most_common(100)) == dict(expected.most_common(100))
+    assert counts["\ufffd"] == 1 and counts["\\ud800"] == 1
