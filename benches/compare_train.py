@@ -38,7 +38,9 @@ TRAINERS = {
         if PATTERN != "gpt2":
             raise SystemExit("skip: gigabpe supports the GPT-2 pattern only")
         out = os.path.join(tempfile.mkdtemp(), "tokenizer.json")
-        gigabpe.train_tokenizer(FILES, VOCAB, out)
+        # Byte-level mode: the same GPT-2 job as ours. (Its default, "whitespace", splits on
+        # whitespace and drops it: a different, slower job.)
+        gigabpe.train_tokenizer(FILES, VOCAB, out, pretokenizer="bytelevel")
         hf = tokenizers.Tokenizer.from_file(out)
         encode = lambda t: hf.encode(t, add_special_tokens=False).ids
     """,

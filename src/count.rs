@@ -269,13 +269,13 @@ impl WordSplitter {
         let chunks: Vec<&str> = texts.iter().flat_map(|t| split_for_threads(t, CHUNK)).collect();
         crate::threads::install(|| {
             chunks
-            .par_iter()
-            .with_min_len(per_thread(chunks.len()))
-            .try_fold(WordCounts::default, |mut acc, chunk| {
-                self.count_text(chunk, &mut acc)?;
-                Ok(acc)
-            })
-            .try_reduce(WordCounts::default, |a, b| Ok(a.merge(b)))
+                .par_iter()
+                .with_min_len(per_thread(chunks.len()))
+                .try_fold(WordCounts::default, |mut acc, chunk| {
+                    self.count_text(chunk, &mut acc)?;
+                    Ok(acc)
+                })
+                .try_reduce(WordCounts::default, |a, b| Ok(a.merge(b)))
         })
     }
 
@@ -391,7 +391,8 @@ impl WordSplitter {
                 reason: format!("line {}: {reason}", block.line + n as u64),
             };
             // A byte-order mark may open a file written on Windows.
-            let line = if block.offset == 0 && n == 0 { line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line) } else { line };
+            let line =
+                if block.offset == 0 && n == 0 { line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line) } else { line };
             let value: serde_json::Value = match serde_json::from_slice(line) {
                 Ok(value) => value,
                 // Valid JSON may escape a lone surrogate (Python's json.dumps writes them); it

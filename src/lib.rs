@@ -13,8 +13,8 @@ pub mod piece_cache;
 pub mod pretokenize;
 pub mod read;
 pub mod serialize;
-pub mod threads;
 pub mod special;
+pub mod threads;
 pub mod tokenizer;
 pub mod vocab;
 

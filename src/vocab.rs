@@ -229,11 +229,8 @@ impl Vocab {
                 }
             }
         }
-        let taken = if index < self.tokens.len() {
-            self.tokens[index].is_some()
-        } else {
-            self.sparse.contains_key(&id)
-        };
+        let taken =
+            if index < self.tokens.len() { self.tokens[index].is_some() } else { self.sparse.contains_key(&id) };
         if taken {
             return Err(Error::config(format!("{what}: id {id} is already taken")));
         }

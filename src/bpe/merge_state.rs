@@ -52,14 +52,10 @@ impl WordList {
         }
         // A pair's count is at most the sum of count × (symbols − 1) over the words, so if that
         // fits in a u64 no pair count, and no count derived from one, can wrap.
-        self.pair_mass = (symbols.len() as u64 - 1)
-            .checked_mul(count)
-            .and_then(|m| m.checked_add(self.pair_mass))
-            .ok_or_else(|| {
-                Error::config(
-                    "word counts too large: pair counts would exceed 2^64 - 1; scale the counts down",
-                )
-            })?;
+        self.pair_mass =
+            (symbols.len() as u64 - 1).checked_mul(count).and_then(|m| m.checked_add(self.pair_mass)).ok_or_else(
+                || Error::config("word counts too large: pair counts would exceed 2^64 - 1; scale the counts down"),
+            )?;
         // Offsets are u32 to halve the where-lists; 2^32 symbols is a 16 GB table.
         let offset = u32::try_from(self.arena.len())
             .ok()
@@ -191,31 +187,31 @@ impl MergeState {
         let arena_ref = &arena;
         let tallies: FxHashMap<Pair, (u64, u32, u32)> = crate::threads::install(|| {
             offsets
-            .par_chunks(chunk)
-            .map(|slice| {
-                let mut tallies: FxHashMap<Pair, (u64, u32, u32)> = FxHashMap::default();
-                for &off in slice {
-                    let (symbols, count) = word_at(arena_ref, off as usize);
-                    for w in symbols.windows(2) {
-                        let tally = tallies.entry((w[0], w[1])).or_insert((0, 0, 0));
-                        tally.0 += count;
-                        if tally.2 != off + 1 {
-                            tally.1 += 1;
-                            tally.2 = off + 1;
+                .par_chunks(chunk)
+                .map(|slice| {
+                    let mut tallies: FxHashMap<Pair, (u64, u32, u32)> = FxHashMap::default();
+                    for &off in slice {
+                        let (symbols, count) = word_at(arena_ref, off as usize);
+                        for w in symbols.windows(2) {
+                            let tally = tallies.entry((w[0], w[1])).or_insert((0, 0, 0));
+                            tally.0 += count;
+                            if tally.2 != off + 1 {
+                                tally.1 += 1;
+                                tally.2 = off + 1;
+                            }
                         }
                     }
-                }
-                tallies
-            })
-            .reduce(FxHashMap::default, |mut a, b| {
-                for (pair, (n, words, _)) in b {
-                    // Chunks hold different words, so their word tallies simply add up.
-                    let tally = a.entry(pair).or_insert((0, 0, 0));
-                    tally.0 += n;
-                    tally.1 += words;
-                }
-                a
-            })
+                    tallies
+                })
+                .reduce(FxHashMap::default, |mut a, b| {
+                    for (pair, (n, words, _)) in b {
+                        // Chunks hold different words, so their word tallies simply add up.
+                        let tally = a.entry(pair).or_insert((0, 0, 0));
+                        tally.0 += n;
+                        tally.1 += words;
+                    }
+                    a
+                })
         });
         // Pass 2 (parallel over pairs): where-lists allocated at their exact size, so none is
         // ever regrown. Each thread scans every word but fills only the lists of its own pairs.
@@ -223,28 +219,28 @@ impl MergeState {
         let part_of = |pair: Pair| ((pair.0 as u64) << 32 | pair.1 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) % parts;
         let where_parts: Vec<FxHashMap<Pair, WordList4>> = crate::threads::install(|| {
             (0..parts)
-            .into_par_iter()
-            .map(|part| {
-                let mut lists: FxHashMap<Pair, WordList4> = tallies
-                    .iter()
-                    .filter(|&(&pair, _)| part_of(pair) == part)
-                    .map(|(&pair, &(_, words, _))| (pair, WordList4::with_capacity(words as usize)))
-                    .collect();
-                for &off in &offsets {
-                    let (symbols, _) = word_at(arena_ref, off as usize);
-                    for w in symbols.windows(2) {
-                        let pair = (w[0], w[1]);
-                        if part_of(pair) == part {
-                            let list = lists.get_mut(&pair).expect("tallied");
-                            if list.last() != Some(&off) {
-                                list.push(off);
+                .into_par_iter()
+                .map(|part| {
+                    let mut lists: FxHashMap<Pair, WordList4> = tallies
+                        .iter()
+                        .filter(|&(&pair, _)| part_of(pair) == part)
+                        .map(|(&pair, &(_, words, _))| (pair, WordList4::with_capacity(words as usize)))
+                        .collect();
+                    for &off in &offsets {
+                        let (symbols, _) = word_at(arena_ref, off as usize);
+                        for w in symbols.windows(2) {
+                            let pair = (w[0], w[1]);
+                            if part_of(pair) == part {
+                                let list = lists.get_mut(&pair).expect("tallied");
+                                if list.last() != Some(&off) {
+                                    list.push(off);
+                                }
                             }
                         }
                     }
-                }
-                lists
-            })
-            .collect()
+                    lists
+                })
+                .collect()
         });
         let mut where_pair: FxHashMap<Pair, WordList4> = FxHashMap::default();
         where_pair.reserve(tallies.len());

@@ -79,9 +79,7 @@ impl CoreTokenizer {
         if text.len() < LONG_TEXT {
             return py.detach(|| self.inner.encode(text, allowed, disallowed)).map_err(to_py);
         }
-        detach_reporting(py, None, |notify| {
-            self.inner.encode_checked(text, allowed, disallowed, &mut || notify(&[]))
-        })
+        detach_reporting(py, None, |notify| self.inner.encode_checked(text, allowed, disallowed, &mut || notify(&[])))
     }
 }
 
