@@ -75,7 +75,18 @@ class Tokenizer:
         """
         from tokenmill.formats import tiktoken as tt
 
-        ranks = path_or_ranks if isinstance(path_or_ranks, Mapping) else tt.read_ranks(path_or_ranks)
+        if not isinstance(pattern, str):
+            raise _core.ConfigError(f"pattern must be a preset name or a regex string, not {pattern!r}")
+        if isinstance(pattern, str) and _has_surrogates(pattern):
+            raise _core.PatternError(f"pattern {pattern!r} holds a lone surrogate, which is not text")
+        if special_tokens is not None and not isinstance(special_tokens, Mapping):
+            raise _core.ConfigError(f"special_tokens must map str to int, not {special_tokens!r}")
+        if isinstance(path_or_ranks, Mapping):
+            ranks = path_or_ranks
+        elif isinstance(path_or_ranks, (str, os.PathLike)):
+            ranks = tt.read_ranks(path_or_ranks)
+        else:
+            raise _core.ConfigError(f"expected a .tiktoken path or a bytes → rank mapping, not {path_or_ranks!r}")
         if special_tokens is None:
             special_tokens = tt.OPENAI_SPECIAL_TOKENS.get(pattern, {})
         core = _core.CoreTokenizer.from_parts(
@@ -143,10 +154,12 @@ class Tokenizer:
 
         >>> small = tok.truncated(1000)   # doctest: +SKIP
         """
+        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+            raise _core.ConfigError(f"vocab_size must be an int, got {vocab_size!r}")
         specials = self.special_tokens
         special_ids = set(specials.values())
         ordinary = self._ordinary_ids(special_ids)
-        keep_count = vocab_size - len(specials)
+        keep_count = vocab_size - len(special_ids)
         if self._core.is_rank_based:
             base = sum(1 for i in ordinary if len(self._core.token_bytes(i)) == 1)
         else:
@@ -157,7 +170,7 @@ class Tokenizer:
             base = sum(1 for i in ordinary if i not in made)
         if not isinstance(vocab_size, int) or keep_count < max(base, 1) or vocab_size > self.vocab_size:
             raise _core.ConfigError(
-                f"vocab_size must be between {len(specials) + max(base, 1)} and {self.vocab_size}, got {vocab_size!r}"
+                f"vocab_size must be between {len(special_ids) + max(base, 1)} and {self.vocab_size}, got {vocab_size!r}"
             )
         kept = set(ordinary[:keep_count])
         tokens = [(i, self._core.token_bytes(i)) for i in sorted(kept)]
@@ -214,10 +227,13 @@ class Tokenizer:
         allowed = frozenset() if allowed is None else allowed
         disallowed = frozenset() if disallowed is None else disallowed
         for name, value in (("allowed_special", allowed), ("disallowed_special", disallowed)):
-            if isinstance(value, str) and value != "all":
-                raise _core.ConfigError(f'{name} must be "all" or a collection of strings, got the string {value!r}')
-            if not isinstance(value, str) and not all(isinstance(t, str) for t in value):
-                raise _core.ConfigError(f"{name} must hold strings")
+            if isinstance(value, str):
+                if value != "all":
+                    raise _core.ConfigError(f'{name} must be "all" or a collection of strings, not {value!r}')
+            elif not isinstance(value, Collection) or isinstance(value, (bytes, bytearray)):
+                raise _core.ConfigError(f'{name} must be "all" or a collection of strings, not {value!r}')
+            elif not all(isinstance(t, str) for t in value):
+                raise _core.ConfigError(f"{name} must hold strings, got {value!r}")
         if disallowed != "all" and disallowed:
             others = [t for t in disallowed if t and self._core.special_id(t) is None]
             found = [(text.find(t), -len(t), t) for t in others if t in text]
@@ -411,6 +427,14 @@ class Tokenizer:
 _MAX_ID = 2**32 - 2
 
 
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _bad_ids(ids: Sequence[int]) -> _core.TokenIdError:
     """The error for ids that are not ints in 0..2³²−2 (Rust cannot even hold them)."""
     for i in ids:
@@ -426,10 +450,8 @@ def _special_pairs(special_tokens: Mapping[str, int]) -> list[tuple[str, int]]:
     for text, i in special_tokens.items():
         if not isinstance(text, str) or not text:
             raise _core.ConfigError(f"special tokens must be non-empty strings, got {text!r}")
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            raise _core.ConfigError(f"special token {text!r} holds a lone surrogate, which is not text") from None
+        if _has_surrogates(text):
+            raise _core.ConfigError(f"special token {text!r} holds a lone surrogate, which is not text")
         if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i <= _MAX_ID:
             raise _core.ConfigError(f"special token {text!r}: id {i!r} is not an int from 0 to {_MAX_ID}")
         pairs.append((text, i))
