@@ -42,7 +42,7 @@ def test_damaged_count_files_are_refused(tmp_path: Path, stdlib_text: str) -> No
     tokenmill.count_words([stdlib_text[:20_000]]).save(path)
     good = path.read_bytes()
     rng = random.Random(7)
-    for trial in range(300):
+    for _ in range(300):
         data = bytearray(good)
         i = rng.randrange(len(data))
         data[i] ^= 1 << rng.randrange(8)

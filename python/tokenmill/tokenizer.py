@@ -170,7 +170,8 @@ class Tokenizer:
             base = sum(1 for i in ordinary if i not in made)
         if not isinstance(vocab_size, int) or keep_count < max(base, 1) or vocab_size > self.vocab_size:
             raise _core.ConfigError(
-                f"vocab_size must be between {len(special_ids) + max(base, 1)} and {self.vocab_size}, got {vocab_size!r}"
+                f"vocab_size must be between {len(special_ids) + max(base, 1)} and {self.vocab_size}, "
+                f"got {vocab_size!r}"
             )
         kept = set(ordinary[:keep_count])
         tokens = [(i, self._core.token_bytes(i)) for i in sorted(kept)]
@@ -261,7 +262,9 @@ class Tokenizer:
     ) -> list[list[int]]:
         """Encodes many texts on `num_threads` Rust threads (all cores by default), GIL released."""
         texts = list(texts)
-        if num_threads is not None and (isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1):
+        if num_threads is not None and (
+            isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1
+        ):
             raise _core.ConfigError(f"num_threads must be a positive int or None, got {num_threads!r}")
         for text in texts:
             allowed_special, disallowed_special = self._special_args(text, allowed_special, disallowed_special)
