@@ -2,6 +2,7 @@
 
 use crate::error::{Error, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeMap;
 
 /// Ordinary tokens (what the subword model produces) and special tokens (matched in raw text,
 /// never produced by the model) in one id space. Ids may have gaps (tiktoken's special ids do).
@@ -12,8 +13,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 #[derive(Debug, Clone, Default)]
 pub struct Vocab {
     tokens: Vec<Option<Box<[u8]>>>,
-    /// Tokens whose ids lie far beyond the dense range.
-    sparse: FxHashMap<u32, Box<[u8]>>,
+    /// Tokens whose ids lie far beyond the dense range, ordered so that the ones the dense
+    /// range reaches when it grows are found without visiting the rest.
+    sparse: BTreeMap<u32, Box<[u8]>>,
     /// One past the largest id held.
     n_vocab: usize,
     ids: FxHashMap<Box<[u8]>, u32>,
@@ -222,11 +224,12 @@ impl Vocab {
         if index >= dense && index < (dense * 2).max(dense + DENSE_SLACK) {
             self.tokens.resize(index + 1, None);
             // Ids that were far away are near now: move them into the vector.
-            if !self.sparse.is_empty() {
-                let near: Vec<u32> = self.sparse.keys().copied().filter(|&k| (k as usize) <= index).collect();
-                for k in near {
-                    self.tokens[k as usize] = self.sparse.remove(&k);
+            while let Some(entry) = self.sparse.first_entry() {
+                if *entry.key() > id {
+                    break;
                 }
+                let (k, bytes) = entry.remove_entry();
+                self.tokens[k as usize] = Some(bytes);
             }
         }
         let taken =
@@ -352,10 +355,8 @@ impl Vocab {
 
     /// Every id that holds a token, in increasing order.
     pub fn ids_in_order(&self) -> impl Iterator<Item = u32> + '_ {
-        let mut far: Vec<u32> = self.sparse.keys().copied().collect();
-        far.sort_unstable();
         let near = self.tokens.iter().enumerate().filter(|(_, t)| t.is_some()).map(|(id, _)| id as u32);
-        near.chain(far)
+        near.chain(self.sparse.keys().copied())
     }
 
     /// (id, bytes) of every ordinary token in id order.
@@ -369,6 +370,44 @@ impl Vocab {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn far_ids_are_stored_sparsely_and_move_in_when_reached() {
+        let mut v = Vocab::default();
+        v.insert(0, b"a").unwrap();
+        v.push_special("<far>", Some(4_000_000_000)).unwrap();
+        v.insert(3_000_000, b"b").unwrap();
+        assert!(v.dense_len() < 1 << 20, "dense range grew to {}", v.dense_len());
+        assert_eq!(v.n_vocab(), 4_000_000_001);
+        assert_eq!(v.token_bytes(3_000_000).unwrap(), b"b");
+        assert_eq!(v.any_id(b"<far>"), Some(4_000_000_000));
+        assert!(v.insert(3_000_000, b"c").is_err());
+        assert!(v.push_special("<max>", Some(u32::MAX)).is_err());
+        // Filling the ids up to a far one moves it into the vector.
+        for i in 1..70_000u32 {
+            v.push(format!("t{i}").as_bytes());
+        }
+        v.insert(200_000, b"z").unwrap();
+        let ids: Vec<u32> = v.ids_in_order().collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(ids.last(), Some(&4_000_000_000));
+        assert_eq!(v.ordinary().count(), v.len() - 1);
+    }
+
+    #[test]
+    fn aliases_share_an_id_and_decode_to_the_first() {
+        let mut v = Vocab::default();
+        v.push(b"x");
+        assert_eq!(v.push_special("<|endofprompt|>", Some(7)).unwrap(), 7);
+        assert_eq!(v.push_special("<|reserved_7|>", Some(7)).unwrap(), 7);
+        assert_eq!(v.push_special("<|endofprompt|>", None).unwrap(), 7);
+        assert!(v.push_special("<|endofprompt|>", Some(8)).is_err());
+        assert!(v.push_special("<|y|>", Some(0)).is_err(), "an ordinary token's id is not free");
+        assert_eq!(v.token_bytes(7).unwrap(), b"<|endofprompt|>");
+        assert_eq!(v.specials().len(), 2);
+        assert_eq!(v.len(), 2);
+        assert!(v.is_special(7) && !v.is_special(0));
+    }
 
     #[test]
     fn every_length_and_nul_bytes_find_their_id() {

@@ -121,3 +121,33 @@ def test_many_special_tokens(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert tokenmill.Tokenizer.load(tmp_path / "t.json").special_tokens == specials
     trained = tokenmill.train_bpe(["some text here"] * 5, vocab_size=256 + 100_000 + 5, special_tokens=list(specials))
     assert trained.special_tokens["<|s7|>"] == 7
+
+
+def _calls_made(work) -> int:  # type: ignore[no-untyped-def]
+    """Python and C-level calls made while `work()` runs: a count of operations, not a timing."""
+    calls = 0
+
+    def count(frame, event, arg) -> None:  # type: ignore[no-untyped-def]
+        nonlocal calls
+        if event in ("call", "c_call"):
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        work()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def test_special_token_work_grows_linearly(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    def work(n: int) -> None:
+        specials = {f"<|s{i}|>": 1000 + i for i in range(n)}
+        tok = tokenmill.Tokenizer.from_tiktoken(BYTES, pattern="cl100k", special_tokens=specials)
+        tok.encode("a<|s1|>b", allowed_special="all")
+        assert len(tok.special_tokens) == n and len(tok.vocab_listing().splitlines()) == 1 + 256 + n
+        tok.save(tmp_path / f"{n}.json")
+        tokenmill.Tokenizer.load(tmp_path / f"{n}.json").decode([1000, 97])
+
+    small, large = _calls_made(lambda: work(5_000)), _calls_made(lambda: work(40_000))
+    assert large < 8 * small * 1.2, (small, large)
