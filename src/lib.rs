@@ -10,6 +10,7 @@ pub mod count;
 pub mod error;
 pub mod normalize;
 pub mod piece_cache;
+pub mod postprocess;
 pub mod pretokenize;
 pub mod read;
 pub mod serialize;

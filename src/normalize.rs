@@ -101,9 +101,67 @@ impl Normalizer {
     }
 }
 
+/// For each byte of a normalized text, the byte range of the original text it came from.
+pub type Alignment = Vec<(u32, u32)>;
+
+impl Normalizer {
+    /// `apply`, and where each normalized byte came from (`None` when nothing changes).
+    ///
+    /// The text is normalized in stretches that each start at a character with combining class
+    /// 0 — the units composition and decomposition work within — so every output byte maps to
+    /// the stretch it came from. In the rare case where stretch by stretch gives another result
+    /// than the whole text (a context rule such as a final sigma), every byte maps to the whole
+    /// text: offsets then stay valid, only coarse. A prefix space maps to the empty range at 0.
+    pub fn apply_aligned<'t>(&self, text: &'t str) -> (Cow<'t, str>, Option<Alignment>) {
+        let whole = self.apply(text);
+        if *whole == *text {
+            return (whole, None);
+        }
+        let steps = Normalizer { steps: self.steps.iter().copied().filter(|s| *s != Step::PrefixSpace).collect() };
+        let mut out = String::with_capacity(whole.len());
+        let mut align: Alignment = Vec::with_capacity(whole.len());
+        if self.steps.contains(&Step::PrefixSpace) && !whole.is_empty() && !text.starts_with(' ') {
+            out.push(' ');
+            align.push((0, 0));
+        }
+        let mut start = 0;
+        let boundaries = text
+            .char_indices()
+            .filter(|&(i, c)| i > 0 && unicode_normalization::char::canonical_combining_class(c) == 0)
+            .map(|(i, _)| i)
+            .chain(std::iter::once(text.len()));
+        for end in boundaries {
+            let part = steps.apply(&text[start..end]);
+            out.push_str(&part);
+            align.extend(std::iter::repeat_n((start as u32, end as u32), part.len()));
+            start = end;
+        }
+        if out != *whole {
+            let all = vec![(0, text.len() as u32); whole.len()];
+            return (whole, Some(all));
+        }
+        (whole, Some(align))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn alignment_maps_each_byte_to_its_source() {
+        let n = Normalizer::from_spec("nfc+lowercase").unwrap();
+        let (text, align) = n.apply_aligned("Ae\u{301}B");
+        assert_eq!(text, "aéb");
+        let align = align.unwrap();
+        assert_eq!(align.len(), text.len());
+        assert_eq!(align[0], (0, 1));
+        assert_eq!(align[1], (1, 4)); // é from e + U+0301
+        assert_eq!(align[3], (4, 5));
+        assert!(Normalizer::from_spec("nfc").unwrap().apply_aligned("plain").1.is_none());
+        let (spaced, align) = Normalizer::from_spec("prefix_space").unwrap().apply_aligned("hi");
+        assert_eq!((spaced.as_ref(), align.unwrap()[0]), (" hi", (0, 0)));
+    }
 
     #[test]
     fn steps_apply_in_order() {

@@ -13,6 +13,7 @@
 use crate::bpe::{Bpe, BpeOptions};
 use crate::error::{Error, Result};
 use crate::normalize::Normalizer;
+use crate::postprocess::ModelInputs;
 use crate::pretokenize::PreTokenizer;
 use crate::tokenizer::{Model, Tokenizer};
 use crate::vocab::Vocab;
@@ -36,6 +37,9 @@ struct FileV1 {
     pretokenizer_keeps_gaps: bool,
     special_tokens: Vec<(String, u32)>,
     model: ModelV1,
+    /// Post-processor, truncation and padding, when set.
+    #[serde(default, skip_serializing_if = "ModelInputs::is_empty")]
+    model_inputs: ModelInputs,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -76,6 +80,7 @@ pub fn to_json(tok: &Tokenizer) -> String {
         pretokenizer: tok.pretokenizer().spec().to_string(),
         pretokenizer_keeps_gaps: tok.pretokenizer().keeps_gaps(),
         special_tokens: vocab.specials().to_vec(),
+        model_inputs: tok.inputs.clone(),
         model: ModelV1::Bpe {
             byte_level: options.byte_level,
             end_of_word_suffix: options.end_of_word_suffix.clone(),
@@ -127,7 +132,10 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
     }
     .map_err(|e| bad(e.to_string()))?;
     let normalizer = Normalizer::from_spec(&file.normalizer).map_err(|e| bad(e.to_string()))?;
-    Ok(Tokenizer::new(normalizer, pretokenizer, Model::Bpe(bpe)))
+    let mut tok = Tokenizer::new(normalizer, pretokenizer, Model::Bpe(bpe));
+    file.model_inputs.check(tok.vocab()).map_err(|e| bad(e.to_string()))?;
+    tok.inputs = file.model_inputs;
+    Ok(tok)
 }
 
 pub fn load(path: &Path) -> Result<Tokenizer> {

@@ -5,6 +5,7 @@ use crate::count::WordSplitter;
 use crate::error::{Error, Result};
 use crate::normalize::Normalizer;
 use crate::piece_cache;
+use crate::postprocess::ModelInputs;
 use crate::pretokenize::PreTokenizer;
 use crate::special::{Segment, SpecialTokens};
 use crate::vocab::Vocab;
@@ -23,9 +24,18 @@ impl Model {
         }
     }
 
-    fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
+    pub(crate) fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
         match self {
             Model::Bpe(m) => m.encode_piece(piece, out),
+        }
+    }
+
+    /// How many bytes of the (normalized) text token `id` covers, when the token's bytes say so:
+    /// byte-level tokens and characters; an end-of-word suffix covers nothing. `None` for tokens
+    /// that stand for text they do not spell (an unknown-character token).
+    pub fn text_len(&self, id: u32) -> Option<usize> {
+        match self {
+            Model::Bpe(m) => m.text_len(id),
         }
     }
 
@@ -76,8 +86,9 @@ const INTERRUPT_CHECK_BYTES: usize = 1 << 20;
 
 #[derive(Debug, Clone)]
 pub struct Tokenizer {
-    splitter: WordSplitter,
-    model: Model,
+    pub(crate) splitter: WordSplitter,
+    /// Shared, so that a copy with other model-input settings costs no copy of the vocabulary.
+    pub(crate) model: std::sync::Arc<Model>,
     /// What an end-of-word suffix turns into when decoding: a space where pre-tokenization
     /// dropped the whitespace, nothing where pieces kept it. Chosen from the vocabulary and the
     /// pre-tokenizer together, never from the pre-tokenizer's name alone; byte-level
@@ -85,7 +96,9 @@ pub struct Tokenizer {
     suffix_replacement: &'static str,
     /// Names this tokenizer's tables in the per-thread piece cache (a clone shares them: same
     /// model, same ids).
-    cache_owner: u64,
+    pub(crate) cache_owner: u64,
+    /// What turns ids into model inputs (`postprocess`): template, truncation, padding.
+    pub inputs: ModelInputs,
 }
 
 impl Tokenizer {
@@ -94,9 +107,10 @@ impl Tokenizer {
         let suffix_replacement = if pretokenizer.pieces_keep_whitespace() { "" } else { " " };
         Tokenizer {
             splitter: WordSplitter { normalizer, pretokenizer, specials },
-            model,
+            model: std::sync::Arc::new(model),
             suffix_replacement,
             cache_owner: piece_cache::next_owner_id(),
+            inputs: ModelInputs::default(),
         }
     }
 

@@ -32,10 +32,12 @@ class Tokenizer:
     'hello world'
     """
 
-    __slots__ = ("_core",)
+    __slots__ = ("_core", "_call_cores")
 
     def __init__(self, core: _core.CoreTokenizer) -> None:
         self._core = core
+        # Cores with the settings of recent `tokenizer(...)` calls (they share the vocabulary).
+        self._call_cores: dict[str, _core.CoreTokenizer] = {}
 
     # -- files -------------------------------------------------------------------------------
     @classmethod
@@ -262,10 +264,7 @@ class Tokenizer:
     ) -> list[list[int]]:
         """Encodes many texts on `num_threads` Rust threads (all cores by default), GIL released."""
         texts = list(texts)
-        if num_threads is not None and (
-            isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1
-        ):
-            raise _core.ConfigError(f"num_threads must be a positive int or None, got {num_threads!r}")
+        num_threads = _threads_arg(num_threads)
         for text in texts:
             allowed_special, disallowed_special = self._special_args(text, allowed_special, disallowed_special)
         try:
@@ -418,6 +417,184 @@ class Tokenizer:
     def unk_token(self) -> str | None:
         return self._core.unk_token
 
+    # -- model inputs: templates, truncation, padding, offsets -------------------------------
+    def encode_for_model(
+        self, text: str, pair: str | None = None, *, add_special_tokens: bool = True
+    ) -> _core.Encoding:
+        """Encodes one text (or a pair) into model inputs with this tokenizer's settings: its
+        template's special tokens and type ids, truncation (with overflowing windows) and
+        padding. Offsets are character offsets into the original text.
+
+        >>> enc = tok.encode_for_model("Hello world")        # doctest: +SKIP
+        >>> enc.ids, enc.offsets, enc.attention_mask          # doctest: +SKIP
+        """
+        text, pair = _text_arg(text), None if pair is None else _text_arg(pair)
+        return self._core.encode_for_model(text, pair, add_special_tokens)
+
+    def encode_batch_for_model(
+        self,
+        texts: Sequence[str],
+        pairs: Sequence[str] | None = None,
+        *,
+        add_special_tokens: bool = True,
+        num_threads: int | None = None,
+    ) -> list[_core.Encoding]:
+        """`encode_for_model` over a batch on Rust threads; padding to the longest covers the batch."""
+        texts = [_text_arg(t) for t in texts]
+        pair_list = None if pairs is None else [_text_arg(p) for p in pairs]
+        return self._core.encode_batch_for_model(texts, pair_list, add_special_tokens, _threads_arg(num_threads))
+
+    def __call__(
+        self,
+        text: str | Sequence[str],
+        text_pair: str | Sequence[str] | None = None,
+        *,
+        add_special_tokens: bool = True,
+        padding: bool | str = False,
+        truncation: bool | str | None = None,
+        max_length: int | None = None,
+        stride: int = 0,
+        pad_to_multiple_of: int | None = None,
+        padding_side: str | None = None,
+        truncation_side: str | None = None,
+        return_tensors: str | None = None,
+        return_token_type_ids: bool | None = None,
+        return_attention_mask: bool | None = None,
+        return_overflowing_tokens: bool = False,
+        return_special_tokens_mask: bool = False,
+        return_offsets_mapping: bool = False,
+        return_length: bool = False,
+        num_threads: int | None = None,
+    ) -> dict[str, Any]:
+        """Model inputs for a text, a pair, or a batch, with transformers' argument names and
+        output keys (`input_ids`, `attention_mask`, `token_type_ids`, `offset_mapping`,
+        `overflow_to_sample_mapping`, ...). The call's `padding`/`truncation` arguments replace
+        the tokenizer's own settings for the call. ``return_tensors="np"`` builds numpy arrays
+        in Rust, with no Python object per token.
+
+        >>> tok(["a text", "another"], padding=True, truncation=True, max_length=512,
+        ...     return_tensors="np")["input_ids"].shape        # doctest: +SKIP
+        (2, 3)
+        """
+        from tokenmill import model_inputs
+
+        settings = model_inputs.call_settings(
+            self,
+            padding=padding,
+            truncation=truncation,
+            max_length=max_length,
+            stride=stride,
+            pad_to_multiple_of=pad_to_multiple_of,
+            padding_side=padding_side,
+            truncation_side=truncation_side,
+        )
+        return model_inputs.call(
+            self,
+            text,
+            text_pair,
+            add_special_tokens=add_special_tokens,
+            settings=settings,
+            return_tensors=return_tensors,
+            return_token_type_ids=return_token_type_ids,
+            return_attention_mask=return_attention_mask,
+            return_overflowing_tokens=return_overflowing_tokens,
+            return_special_tokens_mask=return_special_tokens_mask,
+            return_offsets_mapping=return_offsets_mapping,
+            return_length=return_length,
+            num_threads=_threads_arg(num_threads),
+        )
+
+    def _core_for(self, settings: dict[str, Any]) -> _core.CoreTokenizer:
+        """A core with these model-input settings (cached: a call's settings repeat)."""
+        import json
+
+        key = json.dumps(settings, sort_keys=True)
+        core = self._call_cores.get(key)
+        if core is None:
+            if len(self._call_cores) > 16:
+                self._call_cores.clear()
+            core = self._call_cores[key] = self._core.with_model_inputs_json(json.dumps(settings))
+        return core
+
+    def set_template(
+        self,
+        single: str | Sequence[str],
+        pair: str | Sequence[str] | None = None,
+        special_tokens: Any = None,
+    ) -> None:
+        """Sets a post-processing template, in Hugging Face's `TemplateProcessing` syntax:
+        ``"[CLS] $A [SEP]"`` and ``"[CLS] $A [SEP] $B:1 [SEP]:1"`` (`:N` is the type id).
+        Special tokens are looked up in the vocabulary unless `special_tokens` gives their ids.
+
+        >>> tok.set_template("<|begin_of_text|> $A")      # doctest: +SKIP
+        """
+        from tokenmill import model_inputs
+
+        self._set(post_processor=model_inputs.template(self, single, pair, special_tokens))
+
+    @property
+    def post_processor(self) -> dict[str, Any] | None:
+        """The post-processor in tokenmill's JSON shape (None: no template)."""
+        from tokenmill import model_inputs
+
+        return model_inputs.current(self)["post_processor"]
+
+    @post_processor.setter
+    def post_processor(self, value: dict[str, Any] | None) -> None:
+        self._set(post_processor=value)
+
+    def enable_truncation(
+        self, max_length: int, *, stride: int = 0, strategy: str = "longest_first", direction: str = "right"
+    ) -> None:
+        """Truncates every model input to `max_length` tokens (template tokens included); what is
+        cut off comes back as overflowing windows overlapping by `stride` tokens."""
+        from tokenmill import model_inputs
+
+        self._set(truncation=model_inputs.truncation_settings(max_length, stride, strategy, direction))
+
+    def no_truncation(self) -> None:
+        self._set(truncation=None)
+
+    @property
+    def truncation(self) -> dict[str, Any] | None:
+        from tokenmill import model_inputs
+
+        return model_inputs.current(self)["truncation"]
+
+    def enable_padding(
+        self,
+        *,
+        direction: str = "right",
+        pad_id: int | None = None,
+        pad_type_id: int = 0,
+        pad_token: str | None = None,
+        length: int | None = None,
+        pad_to_multiple_of: int | None = None,
+    ) -> None:
+        """Pads model inputs to `length`, or to the longest of a batch; `pad_id` or `pad_token`
+        names the padding token."""
+        from tokenmill import model_inputs
+
+        settings = model_inputs.padding_settings(
+            self, length, pad_to_multiple_of, pad_id, pad_token, pad_type_id, direction
+        )
+        self._set(padding=settings)
+
+    def no_padding(self) -> None:
+        self._set(padding=None)
+
+    @property
+    def padding(self) -> dict[str, Any] | None:
+        from tokenmill import model_inputs
+
+        return model_inputs.current(self)["padding"]
+
+    def _set(self, **changes: Any) -> None:
+        from tokenmill import model_inputs
+
+        self._core = model_inputs.replaced(self, **changes)
+        self._call_cores.clear()
+
     # -- Python protocols --------------------------------------------------------------------
     def __reduce__(self) -> tuple[object, tuple[str]]:
         return (_from_json, (self._core.to_json(),))
@@ -428,6 +605,20 @@ class Tokenizer:
 
 
 _MAX_ID = 2**32 - 2
+
+
+def _text_arg(text: object) -> str:
+    if not isinstance(text, str):
+        raise _core.ConfigError(f"expected a str, got {type(text).__name__}")
+    return _without_surrogates(text) if _has_surrogates(text) else text
+
+
+def _threads_arg(num_threads: object) -> int | None:
+    if num_threads is None:
+        return None
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or not 1 <= num_threads <= 4096:
+        raise _core.ConfigError(f"num_threads must be an int from 1 to 4096 or None, got {num_threads!r}")
+    return num_threads
 
 
 def _has_surrogates(text: str) -> bool:

@@ -150,6 +150,19 @@ impl Bpe {
         &self.options
     }
 
+    /// How many bytes of text token `id` covers (see `Model::text_len`).
+    #[inline]
+    pub fn text_len(&self, id: u32) -> Option<usize> {
+        if Some(id) == self.unk_id {
+            return None;
+        }
+        let bytes = self.vocab.token_bytes(id).ok()?;
+        match &self.options.end_of_word_suffix {
+            Some(suffix) if bytes.ends_with(suffix.as_bytes()) => Some(bytes.len() - suffix.len()),
+            _ => Some(bytes.len()),
+        }
+    }
+
     /// Appends the bytes that token `id` stands for in decoded text: the end-of-word suffix
     /// becomes `suffix_replacement` (a space when pieces dropped their whitespace). Returns
     /// whether the suffix was replaced.

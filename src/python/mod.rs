@@ -3,6 +3,7 @@
 
 mod callback;
 mod errors;
+mod inputs;
 mod tokenizer;
 mod train;
 
@@ -13,6 +14,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add_class::<tokenizer::CoreTokenizer>()?;
     m.add_class::<train::WordCounter>()?;
+    m.add_class::<inputs::PyEncoding>()?;
     m.add_function(wrap_pyfunction!(train::train_bpe, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::split, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

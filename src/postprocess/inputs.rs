@@ -1,0 +1,243 @@
+//! From text to model inputs: the model's tokens with their offsets and words, then
+//! truncation, the post-processor and padding — for one input, a pair, or a batch.
+
+use super::{Encoding, Padding, PostProcessor, Truncation};
+use crate::error::{Error, Result};
+use crate::piece_cache;
+use crate::special::Segment;
+use crate::tokenizer::Tokenizer;
+use crate::vocab::Vocab;
+use serde::{Deserialize, Serialize};
+
+/// A tokenizer's model-input settings; each is optional (none: bare ids, nothing cut or padded).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelInputs {
+    #[serde(default)]
+    pub post_processor: Option<PostProcessor>,
+    #[serde(default)]
+    pub truncation: Option<Truncation>,
+    #[serde(default)]
+    pub padding: Option<Padding>,
+}
+
+impl ModelInputs {
+    pub fn is_empty(&self) -> bool {
+        *self == ModelInputs::default()
+    }
+
+    /// Checks the settings against a vocabulary: every inserted id exists, templates are whole,
+    /// the stride leaves room to move forward.
+    pub fn check(&self, vocab: &Vocab) -> Result<()> {
+        if let Some(p) = &self.post_processor {
+            p.validate()?;
+            for id in p.inserted_ids() {
+                vocab.token_bytes(id).map_err(|_| {
+                    Error::config(format!("the post-processor inserts token id {id}, which the vocabulary lacks"))
+                })?;
+            }
+        }
+        if let Some(t) = &self.truncation {
+            if t.stride >= t.max_length && t.max_length > 0 {
+                return Err(Error::config(format!(
+                    "stride {} must be less than max_length {}",
+                    t.stride, t.max_length
+                )));
+            }
+            let added = self.post_processor.as_ref().map_or(0, |p| p.added_tokens(false));
+            if t.max_length < added {
+                return Err(Error::config(format!(
+                    "max_length {} is shorter than the {added} special tokens the template adds",
+                    t.max_length
+                )));
+            }
+        }
+        if let Some(p) = &self.padding {
+            vocab
+                .token_bytes(p.pad_id)
+                .map_err(|_| Error::config(format!("pad id {} is not in the vocabulary", p.pad_id)))?;
+        }
+        Ok(())
+    }
+}
+
+/// Character index of the character holding each byte of a text (identity for ASCII text).
+struct CharIndex {
+    of_byte: Option<Vec<u32>>,
+}
+
+impl CharIndex {
+    fn new(text: &str) -> Self {
+        if text.is_ascii() {
+            return CharIndex { of_byte: None };
+        }
+        let mut of_byte = Vec::with_capacity(text.len() + 1);
+        for (i, c) in text.chars().enumerate() {
+            of_byte.extend(std::iter::repeat_n(i as u32, c.len_utf8()));
+        }
+        CharIndex { of_byte: Some(of_byte) }
+    }
+
+    /// Character offsets of the byte range `start..end` (a partial character counts whole).
+    fn span(&self, start: usize, end: usize) -> (u32, u32) {
+        match &self.of_byte {
+            None => (start as u32, end as u32),
+            Some(of) => {
+                if start >= end {
+                    let at = of.get(start).copied().unwrap_or_else(|| of.last().map_or(0, |&c| c + 1));
+                    return (at, at);
+                }
+                (of[start], of[end - 1] + 1)
+            }
+        }
+    }
+}
+
+impl Tokenizer {
+    /// The model's tokens for `text` with character offsets into `text` and word indices:
+    /// special tokens are matched in the text (as Hugging Face matches added tokens) and each
+    /// is a word of its own. Offsets go through normalization; a token that covers part of a
+    /// character covers that character.
+    pub fn encode_aligned(&self, text: &str, type_id: u32) -> Result<Encoding> {
+        let chars = CharIndex::new(text);
+        let mut ids = Vec::with_capacity(text.len() / 3);
+        let mut offsets = Vec::with_capacity(text.len() / 3);
+        let mut words = Vec::with_capacity(text.len() / 3);
+        let mut word = 0u32;
+        let base_of = |part: &str| part.as_ptr() as usize - text.as_ptr() as usize;
+        self.splitter.specials.for_each_segment(
+            text,
+            |_| Ok::<bool, Error>(true),
+            |segment| {
+                match segment {
+                    Segment::Special { text: t, id } => {
+                        let start = base_of(t);
+                        ids.push(id);
+                        offsets.push(chars.span(start, start + t.len()));
+                        words.push(Some(word));
+                        word += 1;
+                    }
+                    Segment::Text(t) => {
+                        let base = base_of(t);
+                        let (normalized, align) = self.splitter.normalizer.apply_aligned(t);
+                        let original = |start: usize, end: usize| -> (usize, usize) {
+                            match &align {
+                                None => (base + start, base + end),
+                                Some(a) if start < end => (base + a[start].0 as usize, base + a[end - 1].1 as usize),
+                                Some(a) => {
+                                    let at = a.get(start).map_or(t.len(), |s| s.0 as usize);
+                                    (base + at, base + at)
+                                }
+                            }
+                        };
+                        piece_cache::with_cache(self.cache_owner, |cache| {
+                            self.splitter.pretokenizer.for_each_piece(&normalized, |piece| {
+                                let first = ids.len();
+                                if piece.len() <= piece_cache::MAX_PIECE {
+                                    cache.ids(piece.as_bytes(), &mut ids, |out| self.model.encode_piece(piece, out))?;
+                                } else {
+                                    self.model.encode_piece(piece, &mut ids)?;
+                                }
+                                let piece_start = piece.as_ptr() as usize - normalized.as_ptr() as usize;
+                                let piece_end = piece_start + piece.len();
+                                let lens: Option<Vec<usize>> =
+                                    ids[first..].iter().map(|&id| self.model.text_len(id)).collect();
+                                match lens.filter(|l| l.iter().sum::<usize>() == piece.len()) {
+                                    Some(lens) => {
+                                        let mut at = piece_start;
+                                        for len in lens {
+                                            let (s, e) = original(at, at + len);
+                                            offsets.push(chars.span(s, e));
+                                            at += len;
+                                        }
+                                    }
+                                    // Tokens that do not spell their text: each covers the piece.
+                                    None => {
+                                        let (s, e) = original(piece_start, piece_end);
+                                        offsets.extend(std::iter::repeat_n(chars.span(s, e), ids.len() - first));
+                                    }
+                                }
+                                words.extend(std::iter::repeat_n(Some(word), ids.len() - first));
+                                word += 1;
+                                Ok(())
+                            })
+                        })?;
+                    }
+                }
+                Ok(())
+            },
+        )?;
+        let mut encoding = Encoding::from_model(ids, offsets, words);
+        encoding.type_ids = vec![type_id; encoding.len()];
+        Ok(encoding)
+    }
+
+    /// Model inputs for one text or a pair: truncated, post-processed and (if a fixed length is
+    /// set) padded, by this tokenizer's settings.
+    pub fn encode_for_model(&self, first: &str, second: Option<&str>, add_special_tokens: bool) -> Result<Encoding> {
+        let mut a = self.encode_aligned(first, 0)?;
+        let mut b = second.map(|s| self.encode_aligned(s, 1)).transpose()?;
+        if let Some(truncation) = &self.inputs.truncation {
+            let added = match (&self.inputs.post_processor, add_special_tokens) {
+                (Some(p), true) => p.added_tokens(b.is_some()),
+                _ => 0,
+            };
+            truncation.apply(&mut a, b.as_mut(), added)?;
+        }
+        let inputs: Vec<Encoding> = std::iter::once(a).chain(b).collect();
+        let mut out = match &self.inputs.post_processor {
+            Some(p) => p.process(inputs, add_special_tokens, self.vocab()),
+            // No post-processor: one input as it is; a pair joined, each marked with its input.
+            None if inputs.len() == 1 => inputs.into_iter().next().expect("one input"),
+            None => {
+                let mut out = Encoding::default();
+                for (i, mut e) in inputs.into_iter().enumerate() {
+                    e.set_sequence_id(i as u8);
+                    out.merge_with(e);
+                }
+                out
+            }
+        };
+        // Padding one encoding (to a fixed length, or its own length rounded up to a multiple);
+        // a batch is padded again together.
+        if let Some(padding) = &self.inputs.padding {
+            padding.apply(std::slice::from_mut(&mut out));
+        }
+        Ok(out)
+    }
+
+    /// `encode_for_model` over a batch on `num_threads` threads, then padded together.
+    pub fn encode_batch_for_model(
+        &self,
+        inputs: &[(&str, Option<&str>)],
+        add_special_tokens: bool,
+        num_threads: Option<usize>,
+    ) -> Result<Vec<Encoding>> {
+        let texts: Vec<&str> = inputs.iter().flat_map(|(a, b)| std::iter::once(*a).chain(*b)).collect();
+        let threads = crate::tokenizer::batch_threads(&texts, num_threads).min(inputs.len().max(1));
+        let encode = |chunk: &[(&str, Option<&str>)]| -> Result<Vec<Encoding>> {
+            chunk.iter().map(|(a, b)| self.encode_for_model(a, *b, add_special_tokens)).collect()
+        };
+        let mut out = if threads <= 1 {
+            encode(inputs)?
+        } else {
+            let per = inputs.len().div_ceil(threads);
+            let parts: Vec<Result<Vec<Encoding>>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = inputs.chunks(per).map(|chunk| scope.spawn(move || encode(chunk))).collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err(Error::config("encoder thread panicked"))))
+                    .collect()
+            });
+            let mut out = Vec::with_capacity(inputs.len());
+            for part in parts {
+                out.extend(part?);
+            }
+            out
+        };
+        if let Some(padding) = &self.inputs.padding {
+            padding.apply(&mut out);
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,260 @@
+//! Model inputs from Python: `_core.Encoding`, the settings (post-processor, truncation,
+//! padding) as JSON, and batches straight into array buffers with no per-token Python object.
+
+use super::errors::to_py;
+use super::tokenizer::CoreTokenizer;
+use crate::error::Error;
+use crate::postprocess::{Encoding, ModelInputs};
+use crate::tokenizer::Tokenizer;
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::{PyBytes, PyDict};
+use std::sync::Arc;
+
+/// One input's model inputs: ids and everything aligned with them.
+#[pyclass(frozen, module = "tokenmill._core", name = "Encoding")]
+pub struct PyEncoding {
+    inner: Encoding,
+    tokenizer: Arc<Tokenizer>,
+}
+
+#[pymethods]
+impl PyEncoding {
+    #[getter]
+    fn ids(&self) -> Vec<u32> {
+        self.inner.ids.clone()
+    }
+    #[getter]
+    fn type_ids(&self) -> Vec<u32> {
+        self.inner.type_ids.clone()
+    }
+    #[getter]
+    fn attention_mask(&self) -> Vec<u32> {
+        self.inner.attention_mask.iter().map(|&m| m as u32).collect()
+    }
+    #[getter]
+    fn special_tokens_mask(&self) -> Vec<u32> {
+        self.inner.special_tokens_mask.iter().map(|&m| m as u32).collect()
+    }
+    /// Character offsets `(start, end)` into the original text.
+    #[getter]
+    fn offsets(&self) -> Vec<(u32, u32)> {
+        self.inner.offsets.clone()
+    }
+    #[getter]
+    fn word_ids(&self) -> Vec<Option<u32>> {
+        self.inner.word_ids.clone()
+    }
+    #[getter]
+    fn sequence_ids(&self) -> Vec<Option<u32>> {
+        self.inner.sequence_ids().into_iter().map(|s| s.map(u32::from)).collect()
+    }
+    #[getter]
+    fn n_sequences(&self) -> usize {
+        self.inner.n_sequences()
+    }
+    /// The token strings (bytes that are not UTF-8 as `\xNN`).
+    #[getter]
+    fn tokens(&self) -> Vec<String> {
+        let vocab = self.tokenizer.vocab();
+        self.inner
+            .ids
+            .iter()
+            .map(|&id| vocab.token_bytes(id).map_or_else(|_| String::new(), |b| b.escape_ascii_utf8()))
+            .collect()
+    }
+    /// The windows truncation cut off, each a full encoding.
+    #[getter]
+    fn overflowing(&self) -> Vec<PyEncoding> {
+        self.inner
+            .overflowing
+            .iter()
+            .map(|o| PyEncoding { inner: o.clone(), tokenizer: Arc::clone(&self.tokenizer) })
+            .collect()
+    }
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+    fn __repr__(&self) -> String {
+        format!("<tokenmill.Encoding {} tokens, {} overflowing>", self.inner.len(), self.inner.overflowing.len())
+    }
+}
+
+trait EscapeUtf8 {
+    fn escape_ascii_utf8(&self) -> String;
+}
+
+impl EscapeUtf8 for [u8] {
+    /// The bytes as text where they are UTF-8, `\xNN` where they are not.
+    fn escape_ascii_utf8(&self) -> String {
+        let mut out = String::new();
+        for chunk in self.utf8_chunks() {
+            out.push_str(chunk.valid());
+            for b in chunk.invalid() {
+                out.push_str(&format!("\\x{b:02x}"));
+            }
+        }
+        out
+    }
+}
+
+/// The inputs of a batch: first texts and, for pairs, second texts.
+fn pairs<'a>(
+    firsts: &'a [PyBackedStr],
+    seconds: &'a Option<Vec<PyBackedStr>>,
+) -> PyResult<Vec<(&'a str, Option<&'a str>)>> {
+    match seconds {
+        None => Ok(firsts.iter().map(|a| (&**a, None)).collect()),
+        Some(seconds) if seconds.len() == firsts.len() => {
+            Ok(firsts.iter().zip(seconds).map(|(a, b)| (&**a, Some(&**b))).collect())
+        }
+        Some(seconds) => Err(to_py(Error::config(format!(
+            "{} texts but {} second texts: pairs need one of each",
+            firsts.len(),
+            seconds.len()
+        )))),
+    }
+}
+
+/// Appends `rows` of equal length to `out` as little-endian integers of `width` bytes.
+fn put<T: Copy + Into<i64>>(out: &mut Vec<u8>, values: &[T], wide: bool) {
+    for &v in values {
+        let v: i64 = v.into();
+        if wide {
+            out.extend_from_slice(&v.to_le_bytes());
+        } else {
+            out.extend_from_slice(&(v as i32).to_le_bytes());
+        }
+    }
+}
+
+#[pymethods]
+impl CoreTokenizer {
+    /// The post-processor, truncation and padding settings as JSON.
+    fn model_inputs_json(&self) -> String {
+        serde_json::to_string(&self.inner.inputs).expect("settings serialize")
+    }
+
+    /// A tokenizer like this one with other model-input settings (JSON as `model_inputs_json`
+    /// writes it); the vocabulary is shared, not copied.
+    fn with_model_inputs_json(&self, settings: &str) -> PyResult<CoreTokenizer> {
+        let inputs: ModelInputs =
+            serde_json::from_str(settings).map_err(|e| to_py(Error::config(format!("model-input settings: {e}"))))?;
+        inputs.check(self.inner.vocab()).map_err(to_py)?;
+        let mut tok = (*self.inner).clone();
+        tok.inputs = inputs;
+        Ok(CoreTokenizer::new(tok))
+    }
+
+    #[pyo3(signature = (text, pair=None, add_special_tokens=true))]
+    fn encode_for_model(
+        &self,
+        py: Python<'_>,
+        text: PyBackedStr,
+        pair: Option<PyBackedStr>,
+        add_special_tokens: bool,
+    ) -> PyResult<PyEncoding> {
+        let inner =
+            py.detach(|| self.inner.encode_for_model(&text, pair.as_deref(), add_special_tokens)).map_err(to_py)?;
+        Ok(PyEncoding { inner, tokenizer: Arc::clone(&self.inner) })
+    }
+
+    #[pyo3(signature = (texts, pairs_=None, add_special_tokens=true, num_threads=None))]
+    fn encode_batch_for_model(
+        &self,
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        pairs_: Option<Vec<PyBackedStr>>,
+        add_special_tokens: bool,
+        num_threads: Option<usize>,
+    ) -> PyResult<Vec<PyEncoding>> {
+        let inputs = pairs(&texts, &pairs_)?;
+        let batch =
+            py.detach(|| self.inner.encode_batch_for_model(&inputs, add_special_tokens, num_threads)).map_err(to_py)?;
+        Ok(batch.into_iter().map(|inner| PyEncoding { inner, tokenizer: Arc::clone(&self.inner) }).collect())
+    }
+
+    /// Encodes a batch into row-major buffers: a dict of name → (bytes, rows, columns). With
+    /// `overflow`, each input's overflowing windows follow it as rows of their own and
+    /// `overflow_to_sample` says which input each row came from. Every row must have the same
+    /// length (set padding), as an array needs.
+    #[pyo3(signature = (texts, pairs_=None, add_special_tokens=true, num_threads=None, wide=true,
+                        offsets=false, overflow=false, special_tokens_mask=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn encode_batch_arrays<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<PyBackedStr>,
+        pairs_: Option<Vec<PyBackedStr>>,
+        add_special_tokens: bool,
+        num_threads: Option<usize>,
+        wide: bool,
+        offsets: bool,
+        overflow: bool,
+        special_tokens_mask: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let inputs = pairs(&texts, &pairs_)?;
+        type Buffers = Vec<(&'static str, Vec<u8>, usize)>;
+        let (buffers, rows, columns): (Buffers, usize, usize) = py
+            .detach(|| -> crate::Result<_> {
+                let batch = self.inner.encode_batch_for_model(&inputs, add_special_tokens, num_threads)?;
+                let mut rows: Vec<(&Encoding, usize)> = Vec::with_capacity(batch.len());
+                for (i, e) in batch.iter().enumerate() {
+                    rows.push((e, i));
+                    if overflow {
+                        rows.extend(e.overflowing.iter().map(|o| (o, i)));
+                    }
+                }
+                let columns = rows.first().map_or(0, |(e, _)| e.len());
+                if let Some((e, i)) = rows.iter().find(|(e, _)| e.len() != columns) {
+                    return Err(Error::config(format!(
+                        "rows differ in length ({columns} and {} tokens, input {i}): set padding to make arrays",
+                        e.len()
+                    )));
+                }
+                let width = if wide { 8 } else { 4 };
+                let cells = rows.len() * columns;
+                let mut ids = Vec::with_capacity(cells * width);
+                let mut mask = Vec::with_capacity(cells * width);
+                let mut types = Vec::with_capacity(cells * width);
+                let mut special = Vec::new();
+                let mut spans = Vec::new();
+                let mut samples = Vec::new();
+                for (e, sample) in &rows {
+                    put(&mut ids, &e.ids, wide);
+                    put(&mut mask, &e.attention_mask, wide);
+                    put(&mut types, &e.type_ids, wide);
+                    if special_tokens_mask {
+                        put(&mut special, &e.special_tokens_mask, wide);
+                    }
+                    if offsets {
+                        let flat: Vec<u32> = e.offsets.iter().flat_map(|&(s, t)| [s, t]).collect();
+                        put(&mut spans, &flat, wide);
+                    }
+                    put(&mut samples, &[*sample as u32], wide);
+                }
+                let mut out: Buffers = vec![
+                    ("input_ids", ids, columns),
+                    ("attention_mask", mask, columns),
+                    ("token_type_ids", types, columns),
+                ];
+                if special_tokens_mask {
+                    out.push(("special_tokens_mask", special, columns));
+                }
+                if offsets {
+                    out.push(("offset_mapping", spans, columns * 2));
+                }
+                if overflow {
+                    out.push(("overflow_to_sample_mapping", samples, 1));
+                }
+                Ok((out, rows.len(), columns))
+            })
+            .map_err(to_py)?;
+        let _ = columns;
+        let dict = PyDict::new(py);
+        for (name, bytes, cols) in buffers {
+            dict.set_item(name, (PyBytes::new(py, &bytes), rows, cols))?;
+        }
+        Ok(dict)
+    }
+}

@@ -1,0 +1,164 @@
+"""Model inputs equal Hugging Face `tokenizers`' on the same vocabulary and settings: ids, type
+ids, masks, offsets, words and overflowing windows, for every post-processor type, truncation
+strategy and side, and padding."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tokenizers import Tokenizer as HFTokenizer
+from tokenizers import decoders, models, pre_tokenizers, processors, trainers
+
+import tokenmill
+
+SPECIALS = ["<s>", "</s>", "<pad>", "<|endoftext|>"]
+
+
+@pytest.fixture(scope="module")
+def pair_of(tmp_path_factory: pytest.TempPathFactory, stdlib_text: str, multilingual_text: str):  # type: ignore[no-untyped-def]
+    hf = HFTokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=600,
+        special_tokens=SPECIALS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    hf.train_from_iterator([stdlib_text[:200_000], multilingual_text], trainer)
+    path = tmp_path_factory.mktemp("hf") / "tokenizer.json"
+    hf.save(str(path))
+    return path
+
+
+def fresh(path) -> tuple[tokenmill.Tokenizer, HFTokenizer]:  # type: ignore[no-untyped-def]
+    return tokenmill.Tokenizer.from_huggingface(path), HFTokenizer.from_file(str(path))
+
+
+def configure(name: str, tok: tokenmill.Tokenizer, hf: HFTokenizer) -> None:
+    s, e = hf.token_to_id("<s>"), hf.token_to_id("</s>")
+    template = processors.TemplateProcessing(
+        single="<s> $A </s>", pair="<s> $A </s> $B:1 </s>:1", special_tokens=[("<s>", s), ("</s>", e)]
+    )
+    if name == "template":
+        hf.post_processor = template
+        tok.set_template("<s> $A </s>", "<s> $A </s> $B:1 </s>:1")
+    elif name == "bos-only":
+        hf.post_processor = processors.TemplateProcessing(
+            single="<s> $A", pair="<s> $A <s>:1 $B:1", special_tokens=[("<s>", s)]
+        )
+        tok.set_template("<s> $A", "<s> $A <s>:1 $B:1")
+    elif name == "bert":
+        hf.post_processor = processors.BertProcessing(("</s>", e), ("<s>", s))
+        tok.post_processor = {"type": "bert", "cls": s, "sep": e}
+    elif name.startswith("roberta"):
+        prefix = name.endswith("prefix")
+        hf.post_processor = processors.RobertaProcessing(("</s>", e), ("<s>", s), add_prefix_space=prefix)
+        tok.post_processor = {"type": "roberta", "cls": s, "sep": e, "trim_offsets": True, "add_prefix_space": prefix}
+    elif name == "bytelevel":
+        hf.post_processor = processors.ByteLevel(trim_offsets=True)
+        tok.post_processor = {"type": "byte_level", "trim_offsets": True, "add_prefix_space": True}
+    elif name == "sequence":
+        hf.post_processor = processors.Sequence([processors.ByteLevel(trim_offsets=True), template])
+        tok.set_template("<s> $A </s>", "<s> $A </s> $B:1 </s>:1")
+        ours = tok.post_processor
+        tok.post_processor = {
+            "type": "sequence",
+            "processors": [{"type": "byte_level", "trim_offsets": True, "add_prefix_space": True}, ours],
+        }
+
+
+def fields(e: Any, depth: int = 0) -> dict[str, Any]:
+    out = {
+        "ids": e.ids,
+        "type_ids": e.type_ids,
+        "attention_mask": e.attention_mask,
+        "special_tokens_mask": e.special_tokens_mask,
+        "offsets": [tuple(o) for o in e.offsets],
+        "word_ids": e.word_ids,
+        "sequence_ids": e.sequence_ids,
+    }
+    if depth < 2:
+        out["overflowing"] = [fields(o, depth + 1) for o in e.overflowing]
+    return out
+
+
+PROCESSORS = ["none", "template", "bos-only", "bert", "roberta", "roberta-prefix", "bytelevel", "sequence"]
+TEXTS = [
+    "Hello world, this is a test of the model-input stage.",
+    "東京は日本の首都で、人口は約1400万人です。 Emoji: 👍🏽 👨‍👩‍👧‍👦 done.\r\n\tTabs",
+    "  leading spaces and <|endoftext|> a special token   ",
+    "Combining: e\u0301 a\u0308 and ZWJ\u200dtext",
+    "",
+]
+
+
+@pytest.mark.parametrize("processor", PROCESSORS)
+def test_single_and_pair_without_truncation(pair_of, processor: str, multilingual_text: str) -> None:  # type: ignore[no-untyped-def]
+    tok, hf = fresh(pair_of)
+    configure(processor, tok, hf)
+    for text in [*TEXTS, multilingual_text]:
+        for add in (True, False):
+            assert fields(tok.encode_for_model(text, add_special_tokens=add)) == fields(
+                hf.encode(text, add_special_tokens=add)
+            ), (text, add)
+            assert fields(tok.encode_for_model(text, TEXTS[0], add_special_tokens=add)) == fields(
+                hf.encode(text, TEXTS[0], add_special_tokens=add)
+            )
+
+
+@pytest.mark.parametrize("processor", ["none", "template", "bert", "roberta", "sequence"])
+@pytest.mark.parametrize("strategy", ["longest_first", "only_first", "only_second"])
+@pytest.mark.parametrize("direction", ["right", "left"])
+def test_truncation_with_stride_and_padding(pair_of, processor: str, strategy: str, direction: str) -> None:  # type: ignore[no-untyped-def]
+    tok, hf = fresh(pair_of)
+    configure(processor, tok, hf)
+    hf.enable_truncation(max_length=14, stride=3, strategy=strategy, direction=direction)
+    tok.enable_truncation(14, stride=3, strategy=strategy, direction=direction)
+    pad = hf.token_to_id("<pad>")
+    hf.enable_padding(pad_id=pad, pad_token="<pad>", pad_to_multiple_of=8, direction=direction)
+    tok.enable_padding(pad_id=pad, pad_token="<pad>", pad_to_multiple_of=8, direction=direction)
+    long_a = " ".join(TEXTS[:2]) * 2
+    long_b = TEXTS[3] * 2
+    for a, b in [(long_a, None), (long_a, long_b), (TEXTS[0], long_b), (long_b, TEXTS[0])]:
+        try:
+            expected = fields(hf.encode(a, b))
+        except Exception:  # Hugging Face refuses (e.g. only_second without a pair)
+            with pytest.raises(tokenmill.TokenmillError):
+                tok.encode_for_model(a, b)
+            continue
+        assert fields(tok.encode_for_model(a, b)) == expected, (a, b)
+    batch = [TEXTS[0], long_a, TEXTS[2]]
+    for pairs in (None, [long_b] * 3):
+        try:
+            expected_batch = hf.encode_batch(batch if pairs is None else list(zip(batch, pairs)))
+        except Exception:
+            with pytest.raises(tokenmill.TokenmillError):
+                tok.encode_batch_for_model(batch, pairs)
+            continue
+        got = tok.encode_batch_for_model(batch, pairs)
+        assert [fields(e) for e in got] == [fields(e) for e in expected_batch]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=60), st.text(max_size=30))
+def test_generated_text_with_template_and_windows(pair_of, a: str, b: str) -> None:  # type: ignore[no-untyped-def]
+    tok, hf = fresh_cached(pair_of)
+    assert fields(tok.encode_for_model(a, b)) == fields(hf.encode(a, b))
+    assert fields(tok.encode_for_model(a)) == fields(hf.encode(a))
+
+
+_CACHE: dict[str, tuple[tokenmill.Tokenizer, HFTokenizer]] = {}
+
+
+def fresh_cached(path) -> tuple[tokenmill.Tokenizer, HFTokenizer]:  # type: ignore[no-untyped-def]
+    if str(path) not in _CACHE:
+        tok, hf = fresh(path)
+        configure("sequence", tok, hf)
+        hf.enable_truncation(max_length=9, stride=2)
+        tok.enable_truncation(9, stride=2)
+        _CACHE[str(path)] = (tok, hf)
+    return _CACHE[str(path)]
