@@ -7,7 +7,7 @@ import os
 import re
 from collections.abc import Iterable
 
-from tokenmill import _core
+from tokenmill import _checks, _core
 from tokenmill.corpus import count_into
 
 _UNITS = {
@@ -119,7 +119,12 @@ def count_words(
     JSON Lines with `text_field`, or an iterable of strings). With `max_memory`, the rarest words
     are pruned whenever the table would pass it; `dropped_count` says how much count was lost.
     """
-    specials = list(special_tokens)
+    _checks.pattern(pattern)
+    _checks.text("normalizer", normalizer)
+    specials = _checks.texts("special_tokens", special_tokens)
+    _checks.flag("byte_level", byte_level)
+    _checks.text("text_field", text_field, optional=True)
+    _checks.flag("show_progress", show_progress, optional=True)
     counter = _core.WordCounter(pattern, normalizer, specials, byte_level)
     budget = parse_size(max_memory) if max_memory is not None else None
     dropped = [0, 0]

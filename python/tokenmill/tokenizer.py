@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Union
 
-from tokenmill import _core
+from tokenmill import _checks, _core
 
 if TYPE_CHECKING:
     import numpy as np
@@ -227,7 +227,10 @@ class Tokenizer:
         disallowed_special: SpecialArg = "all",
     ) -> list[list[int]]:
         """Encodes many texts on `num_threads` Rust threads (all cores by default), GIL released."""
+        if isinstance(texts, (str, bytes)) or not isinstance(texts, Iterable):
+            raise _core.ConfigError(f"texts must be a sequence of str, got {type(texts).__name__}")
         texts = list(texts)
+        _checks.count("num_threads", num_threads, minimum=1, optional=True)
         try:
             return self._core.encode_batch(texts, allowed_special, disallowed_special, num_threads)
         except UnicodeEncodeError:
@@ -274,7 +277,7 @@ class Tokenizer:
     def decode(self, ids: Sequence[int], errors: str = "replace") -> str:
         """Decodes ids to text; `errors` is as for `bytes.decode` (a token boundary can split a
         UTF-8 character)."""
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+        return self.decode_bytes(ids).decode("utf-8", errors=_checks.decode_errors(errors))
 
     def decode_single_token_bytes(self, token: int) -> bytes:
         """The bytes of one token."""
