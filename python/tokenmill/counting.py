@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable
 
 from tokenmill import _checks, _core
+from tokenmill._files import remove_stale_temp_files
 from tokenmill.corpus import count_into
 
 _UNITS = {
@@ -94,6 +95,7 @@ class WordCounts:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Writes a compact binary file with a version header (atomically)."""
+        remove_stale_temp_files(path)
         self._core.save(os.fspath(path))
 
     @classmethod

@@ -7,6 +7,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from tokenmill import _checks, _core
+from tokenmill._files import remove_stale_temp_files
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,6 +46,7 @@ class Tokenizer:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Writes the tokenizer as versioned JSON, atomically (temp file + rename)."""
+        remove_stale_temp_files(path)  # left by killed saves (Rust's writer does not look)
         self._core.save(os.fspath(path))
 
     def save_vocab(self, path: str | os.PathLike[str]) -> None:
