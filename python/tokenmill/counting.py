@@ -118,7 +118,8 @@ def count_words(
     show_progress: bool | None = None,
 ) -> WordCounts:
     """Counts the pre-tokenized words of a corpus (paths, globs, directories, .gz/.zst files,
-    JSON Lines with `text_field`, or an iterable of strings). With `max_memory`, the rarest words
+    JSON Lines with `text_field`, or an iterable of strings; a list of strings is paths only when
+    every item looks like one, as `train_bpe` says). With `max_memory`, the rarest words
     are pruned whenever the table would pass it; `dropped_count` says how much count was lost.
     """
     _checks.pattern(pattern)

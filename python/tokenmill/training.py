@@ -32,7 +32,10 @@ def train_bpe(
 
     `corpus` is a path, glob, directory, list of paths, iterable of strings, a `WordCounts`
     from `count_words` (its pattern and normalizer are used), or a mapping word → count of
-    already split words (then no pre-tokenization is applied). Give
+    already split words (then no pre-tokenization is applied). A list of strings is a list of
+    paths only when every item looks like a path (a ``/``, a glob character or a file
+    extension), otherwise text, whichever files exist; `pathlib.Path` items are always paths,
+    an iterator is always text, and an empty path is an error (`tokenmill.corpus.resolve_files`). Give
     `vocab_size` (tokens in all, special tokens included) or `num_merges`.
     `pattern` is a pre-tokenizer preset (`gpt2`, `cl100k`, `o200k`, `whitespace`, `none`) or a regex.
     Byte-level BPE starts from the 256 bytes; character-level (`byte_level=False`) starts from
