@@ -79,7 +79,7 @@ def test_bad_parameters() -> None:
         tokenmill.train_bpe(["abc"], vocab_size=300, num_merges=3)
     with pytest.raises(ConfigError, match="vocab_size or num_merges"):
         tokenmill.train_bpe(["abc"])
-    with pytest.raises(ConfigError, match="non-negative"):
+    with pytest.raises(ConfigError, match="vocab_size must be an int from 0 to"):
         tokenmill.train_bpe(["abc"], vocab_size=-5)
     with pytest.raises(ConfigError, match="character-level"):
         tokenmill.train_bpe(["abc"], vocab_size=300, end_of_word_suffix="</w>")

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import os
 import sys
 import time
 from pathlib import Path
 
-from tokenmill import OutOfVocabularyError, TokenmillError
-from tokenmill.corpus import default_corpus_files, resolve_files
+from tokenmill import ConfigError, CorpusError, OutOfVocabularyError, TokenIdError, TokenmillError, __version__
+from tokenmill.corpus import default_corpus_files, expand_paths
 from tokenmill.counting import count_words
 from tokenmill.tokenizer import Tokenizer
-from tokenmill.training import train_bpe
+from tokenmill.training import check_options, train_bpe
 
 SAMPLE = "The quick brown fox jumps over the lazy dog: def tokenize(text): return text.split()  # 12345"
 
@@ -26,10 +27,14 @@ def _held_out(files: list[Path]) -> tuple[list[Path], list[Path]]:
     return keep, held
 
 
+class SampleUnavailable(Exception):
+    """The evaluation sample cannot be read here (says why)."""
+
+
 def _read_head(path: Path, n: int) -> bytes:
     """Up to `n` bytes of a file's text, without reading the rest: a corpus file may be a
-    gigabyte on one line. Compressed files are decompressed; .zst needs `zstandard`, else it
-    gives no sample."""
+    gigabyte on one line. Compressed files are decompressed; .zst needs `zstandard` here (Rust
+    reads zstd for training, but gives Python no sample)."""
     if path.suffix == ".gz":
         with gzip.open(path) as f:
             return f.read(n)
@@ -37,7 +42,7 @@ def _read_head(path: Path, n: int) -> bytes:
         try:
             import zstandard
         except ImportError:
-            return b""
+            raise SampleUnavailable(f"{path.name} is zstd-compressed; `pip install zstandard` to measure it") from None
         with open(path, "rb") as raw, zstandard.ZstdDecompressor().stream_reader(raw) as f:
             return f.read(n)
     with open(path, "rb") as f:
@@ -45,13 +50,21 @@ def _read_head(path: Path, n: int) -> bytes:
 
 
 def _read_sample(files: list[Path], limit: int = 4 << 20) -> str:
+    """Up to `limit` bytes of the files' text; `SampleUnavailable` if none can be read."""
     parts, size = [], 0
+    skipped = None
     for f in files:
-        data = _read_head(f, limit - size)
+        try:
+            data = _read_head(f, limit - size)
+        except SampleUnavailable as e:
+            skipped = e
+            continue
         parts.append(data.decode("utf-8", errors="replace"))
         size += len(data)
         if size >= limit:
             break
+    if not size and skipped is not None:
+        raise skipped
     return "".join(parts)
 
 
@@ -64,14 +77,60 @@ def _count_tokens(tok: Tokenizer, text: str) -> int | None:
         return None
 
 
+def _output_path(name: str) -> Path:
+    """Where to save, checked before training: an hour of training must not end in a bad path."""
+    if not name:
+        raise ConfigError("the output file name is empty")
+    out = Path(name)
+    if out.is_dir():
+        raise ConfigError(f"{name}: is a directory; give a file name such as {out / 'tokenizer.json'}")
+    parent = out.parent
+    if not parent.is_dir():
+        raise ConfigError(f"{name}: directory {parent} does not exist")
+    return out
+
+
+def _bytes_per_token(tok: Tokenizer, files: list[Path], limit: int, label: str) -> str:
+    """The summary's bytes/token line: a number, or n/a and why."""
+    try:
+        text = _read_sample(files, limit)
+    except SampleUnavailable as e:
+        return f"n/a: could not read a sample of the {label}: {e}"
+    except (OSError, EOFError, ValueError) as e:
+        return f"n/a: could not read a sample of the {label}: {e}"
+    if not text:
+        return f"n/a: the {label} is empty"
+    n_tokens = _count_tokens(tok, text)
+    if n_tokens is None:
+        return f"n/a: {label} has characters outside the alphabet (set --unk-token)"
+    if not n_tokens:
+        return f"n/a: the {label} gives no tokens"
+    return f"{len(text.encode('utf-8')) / n_tokens:.3f} on {label}"
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     if args.corpus:
-        files = resolve_files(list(args.corpus))
-        assert files is not None
+        files = expand_paths(args.corpus)
         source = f"{len(files)} file(s)"
     else:
         files = default_corpus_files()
         source = f"Python standard library sources ({len(files)} files)"
+    options = {
+        "vocab_size": None if args.num_merges is not None else args.vocab_size,
+        "num_merges": args.num_merges,
+        "pattern": args.pattern,
+        "normalizer": args.normalizer,
+        "byte_level": not args.char_level,
+        "end_of_word_suffix": args.end_of_word_suffix,
+        "unk_token": args.unk_token,
+        "special_tokens": args.special_token or (),
+        "min_frequency": args.min_frequency,
+        "max_token_length": args.max_token_length,
+        "limit_alphabet": args.limit_alphabet,
+        "initial_alphabet": args.initial_alphabet or "",
+    }
+    check_options(**options)
+    out = _output_path(args.output)
     train_files, eval_files = _held_out(files)
     print(f"training on {source}", file=sys.stderr)
     progress = False if args.no_progress else None
@@ -85,37 +144,15 @@ def cmd_train(args: argparse.Namespace) -> int:
         byte_level=not args.char_level,
         show_progress=progress,
     )
-    tok = train_bpe(
-        counts,
-        vocab_size=None if args.num_merges is not None else args.vocab_size,
-        num_merges=args.num_merges,
-        pattern=args.pattern,
-        normalizer=args.normalizer,
-        byte_level=not args.char_level,
-        end_of_word_suffix=args.end_of_word_suffix,
-        unk_token=args.unk_token,
-        special_tokens=args.special_token or (),
-        min_frequency=args.min_frequency,
-        max_token_length=args.max_token_length,
-        limit_alphabet=args.limit_alphabet,
-        initial_alphabet=args.initial_alphabet or "",
-        show_progress=progress,
-    )
+    tok = train_bpe(counts, **options, show_progress=progress)
     seconds = time.perf_counter() - start
-    out = Path(args.output)
     tok.save(out)
     listing = out.with_suffix(".vocab.txt")
     tok.save_vocab(listing)
 
     corpus_bytes = sum(f.stat().st_size for f in train_files)
-    eval_text = _read_sample(eval_files) if eval_files else _read_sample(train_files, 1 << 20)
     eval_label = "held-back text" if eval_files else "training text (one file: nothing held back)"
-    n_tokens = _count_tokens(tok, eval_text) if eval_text else 0
-    if n_tokens is None:
-        bpt_line = f"n/a: {eval_label} has characters outside the alphabet (set --unk-token)"
-    else:
-        bpt = len(eval_text.encode("utf-8")) / n_tokens if n_tokens else float("nan")
-        bpt_line = f"{bpt:.3f} on {eval_label}"
+    bpt_line = _bytes_per_token(tok, eval_files or train_files, 4 << 20 if eval_files else 1 << 20, eval_label)
     asked = args.num_merges if args.num_merges is not None else args.vocab_size
     learned = len(tok.merges) if args.num_merges is not None else tok.vocab_size
     # Training stops early, without error, when no pair is left that may be merged.
@@ -134,16 +171,43 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _utf8(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        # The same words as the Rust reader's error for a corpus file.
+        raise CorpusError(f"{name}: invalid UTF-8 at byte offset {e.start}") from None
+
+
 def _read_text(args: argparse.Namespace) -> str:
-    if args.file:
-        return Path(args.file).read_text(encoding="utf-8")
+    """The text to encode: the argument, `--file` or stdin (one of them), strictly UTF-8."""
+    if args.file is not None and args.text is not None:
+        raise ConfigError("give the text as an argument or with --file, not both")
+    if args.file is not None:
+        return _utf8(_read_file(args.file), args.file)
     if args.text is not None:
         return str(args.text)
-    return sys.stdin.read()
+    return _utf8(sys.stdin.buffer.read(), "<stdin>")
+
+
+def _read_file(name: str) -> bytes:
+    if not name:
+        raise CorpusError("the file name is empty")
+    try:
+        with open(name, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise CorpusError(f"{name}: {e.strerror}") from None
+
+
+def _load(name: str) -> Tokenizer:
+    if not name:
+        raise CorpusError("the tokenizer file name is empty")
+    return Tokenizer.load(name)
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
-    tok = Tokenizer.load(args.tokenizer)
+    tok = _load(args.tokenizer)
     text = _read_text(args)
     if args.tokens:
         print("\n".join(repr(t) for t in tok.tokenize(text)))
@@ -153,20 +217,37 @@ def cmd_encode(args: argparse.Namespace) -> int:
     return 0
 
 
+_MAX_ID = 2**32 - 1
+
+
+def _token_id(word: str) -> int:
+    if not (word.isascii() and word.isdigit()) or int(word) > _MAX_ID:
+        raise TokenIdError(f"token ids are integers from 0 to {_MAX_ID}, got {word!r}")
+    return int(word)
+
+
 def cmd_decode(args: argparse.Namespace) -> int:
-    tok = Tokenizer.load(args.tokenizer)
-    words = args.ids if args.ids else sys.stdin.read().split()
+    tok = _load(args.tokenizer)
+    words = args.ids if args.ids else _utf8(sys.stdin.buffer.read(), "<stdin>").split()
+    ids = [_token_id(w) for w in words]
     try:
-        ids = [int(w) for w in words]
-    except ValueError as e:
-        raise TokenmillError(f"ids must be integers: {e}") from None
-    sys.stdout.write(tok.decode(ids, errors=args.errors))
+        text = tok.decode(ids, errors=args.errors)
+    except UnicodeDecodeError as e:
+        raise TokenIdError(
+            f"the ids decode to invalid UTF-8 at byte offset {e.start} (use --errors replace to decode anyway)"
+        ) from None
+    sys.stdout.write(text)
     sys.stdout.write("\n")
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tokenmill", description="Train, encode and decode subword tokenizers.")
+    parser = argparse.ArgumentParser(
+        prog="tokenmill",
+        description="Train, encode and decode subword tokenizers.",
+        epilog="Exit status: 0 on success, 2 for any error (one line on stderr), 130 when interrupted.",
+    )
+    parser.add_argument("--version", action="version", version=f"tokenmill {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     t = sub.add_parser(
@@ -200,7 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("encode", help="text → ids", description="Encode text (argument, --file or stdin) to ids.")
     e.add_argument("-t", "--tokenizer", required=True, help="tokenizer file from `tokenmill train`")
     e.add_argument("text", nargs="?", help="text to encode (default: read stdin)")
-    e.add_argument("-f", "--file", help="encode this file")
+    e.add_argument("-f", "--file", help="encode this file (UTF-8; not with a text argument)")
     e.add_argument("--tokens", action="store_true", help="print tokens, one per line, instead of ids")
     e.add_argument("--allow-special", action="store_true", help="encode special-token text as special tokens")
     e.set_defaults(run=cmd_encode)
@@ -208,9 +289,16 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("decode", help="ids → text", description="Decode ids (arguments or stdin) to text.")
     d.add_argument("-t", "--tokenizer", required=True, help="tokenizer file from `tokenmill train`")
     d.add_argument("ids", nargs="*", help="token ids (default: read stdin)")
-    d.add_argument("--errors", default="replace", help="how to treat invalid UTF-8, as bytes.decode (default replace)")
+    d.add_argument(
+        "--errors",
+        default="replace",
+        help="ids that decode to invalid UTF-8: replace (default), strict (an error), ignore, backslashreplace",
+    )
     d.set_defaults(run=cmd_decode)
     return parser
+
+
+EXIT_ERROR = 2  # argparse's status for a usage error; every other error uses it too
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -218,11 +306,22 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except (TokenmillError, OSError) as e:
-        print(f"tokenmill: error: {e}", file=sys.stderr)
-        return 1
+        if isinstance(e, BrokenPipeError):
+            # The reader went away (`tokenmill encode ... | head`): nothing left to say to it.
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stdout stays open until exit
+            return EXIT_ERROR
+        print(f"tokenmill: error: {_one_line(e)}", file=sys.stderr)
+        return EXIT_ERROR
     except KeyboardInterrupt:
         print("tokenmill: interrupted", file=sys.stderr)
         return 130
+
+
+def _one_line(e: BaseException) -> str:
+    if isinstance(e, OSError) and e.strerror:
+        where = e.filename if e.filename is not None else ""
+        return f"{where}: {e.strerror}" if where else e.strerror
+    return " ".join(str(e).split("\n"))
 
 
 if __name__ == "__main__":

@@ -2,12 +2,14 @@
 
 A corpus is a path, a glob, a directory, a list of those, an iterable of strings, or a mapping
 word → count (already split words). Globs and directories expand here; Rust reads the files.
+`resolve_files` holds the rule that tells a list of paths from a list of texts.
 """
 
 from __future__ import annotations
 
 import glob
 import os
+import re
 import sysconfig
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -31,6 +33,11 @@ def default_corpus_files() -> list[Path]:
 def _expand(item: str | os.PathLike[str]) -> list[Path]:
     """One path, directory or glob → the files it names (sorted); a clear error if none."""
     text = os.fspath(item)
+    if not isinstance(text, str):
+        raise _core.CorpusError(f"{text!r}: corpus paths must be str or os.PathLike[str], not bytes")
+    if not text:
+        # Path("") is ".": an empty string must not quietly mean the current directory.
+        raise _core.CorpusError("the corpus path is empty (an empty string names no file)")
     if _GLOB_MAGIC & set(text):
         files = sorted(Path(p) for p in glob.glob(text, recursive=True) if os.path.isfile(p))
         if not files:
@@ -43,32 +50,59 @@ def _expand(item: str | os.PathLike[str]) -> list[Path]:
             raise _core.CorpusError(f"{text}: directory holds no files")
         return files
     if not path.exists():
+        if path.is_symlink():
+            raise _core.CorpusError(f"{text}: broken symbolic link")
         raise _core.CorpusError(f"{text}: no such file")
     return [path]
 
 
-def _path_shaped(s: str) -> bool:
-    return 0 < len(s) < 4096 and "\n" not in s and "\x00" not in s
+def expand_paths(items: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Every item is a path, directory or glob: the files they name, in order."""
+    return [f for item in items for f in _expand(item)]
 
 
-def _looks_like_path(s: str) -> bool:
-    return _path_shaped(s) and " " not in s and (os.sep in s or bool(_GLOB_MAGIC & set(s)) or Path(s).suffix != "")
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,10}$")
+
+
+def looks_like_path(s: str) -> bool:
+    """A single line with no surrounding space that holds a directory separator or a glob
+    character, or ends in a file extension.
+
+    >>> [looks_like_path(s) for s in ["data/a.txt", "*.jsonl", "notes.md", "hello world", "data"]]
+    [True, True, True, False, False]
+    """
+    if not 0 < len(s) < 4096 or s != s.strip() or "\n" in s or "\x00" in s:
+        return False
+    seps = {os.sep, os.altsep or os.sep}
+    return bool(seps & set(s)) or bool(_GLOB_MAGIC & set(s)) or _EXTENSION.search(s) is not None
 
 
 def resolve_files(corpus: object) -> list[Path] | None:
     """The files a corpus names, or None if the corpus is text (an iterable of strings) or words.
 
-    A list of strings is a list of paths when its items name files (or look like paths);
-    otherwise it is a list of texts.
+    The rule depends on the corpus's types and spelling only, never on which files happen to
+    exist, so the same call means the same thing in every directory:
+
+    - a `str` or `os.PathLike` on its own is a path, directory or glob;
+    - a list or tuple holding any `os.PathLike` is a list of paths (its strings too);
+    - a list or tuple of strings that *all* look like paths (see `looks_like_path`: a
+      separator, a glob character or a file extension, on one line without surrounding
+      space) is a list of paths, and a missing one is an error, never quietly text;
+    - any other list of strings, and every other iterable, is text.
+
+    To train on strings that look like paths, pass an iterator (``iter(texts)``); to name
+    files whatever their spelling, pass `pathlib.Path` objects.
     """
     if isinstance(corpus, (str, os.PathLike)):
         return _expand(corpus)
     if isinstance(corpus, (list, tuple)) and corpus:
-        if all(isinstance(c, os.PathLike) for c in corpus):
-            return [f for c in corpus for f in _expand(c)]
-        if all(isinstance(c, str) and _path_shaped(c) for c in corpus):
-            if any(os.path.exists(c) for c in corpus) or all(_looks_like_path(c) for c in corpus):
-                return [f for c in corpus for f in _expand(c)]
+        if any(isinstance(c, os.PathLike) for c in corpus):
+            bad = next((c for c in corpus if not isinstance(c, (str, os.PathLike))), None)
+            if bad is not None:
+                raise _core.CorpusError(f"a list of paths holds {type(bad).__name__} {bad!r}, not a path")
+            return expand_paths(corpus)
+        if all(isinstance(c, str) and looks_like_path(c) for c in corpus):
+            return expand_paths(corpus)
     return None
 
 

@@ -7,7 +7,8 @@ import os
 import re
 from collections.abc import Iterable
 
-from tokenmill import _core
+from tokenmill import _checks, _core
+from tokenmill._files import remove_stale_temp_files
 from tokenmill.corpus import count_into
 
 _UNITS = {
@@ -94,6 +95,7 @@ class WordCounts:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Writes a compact binary file with a version header (atomically)."""
+        remove_stale_temp_files(path)
         self._core.save(os.fspath(path))
 
     @classmethod
@@ -116,10 +118,16 @@ def count_words(
     show_progress: bool | None = None,
 ) -> WordCounts:
     """Counts the pre-tokenized words of a corpus (paths, globs, directories, .gz/.zst files,
-    JSON Lines with `text_field`, or an iterable of strings). With `max_memory`, the rarest words
+    JSON Lines with `text_field`, or an iterable of strings; a list of strings is paths only when
+    every item looks like one, as `train_bpe` says). With `max_memory`, the rarest words
     are pruned whenever the table would pass it; `dropped_count` says how much count was lost.
     """
-    specials = list(special_tokens)
+    _checks.pattern(pattern)
+    _checks.text("normalizer", normalizer)
+    specials = _checks.texts("special_tokens", special_tokens)
+    _checks.flag("byte_level", byte_level)
+    _checks.text("text_field", text_field, optional=True)
+    _checks.flag("show_progress", show_progress, optional=True)
     counter = _core.WordCounter(pattern, normalizer, specials, byte_level)
     budget = parse_size(max_memory) if max_memory is not None else None
     dropped = [0, 0]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Union
 
-from tokenmill import _core
+from tokenmill import _checks, _core
+from tokenmill._files import remove_stale_temp_files
 
 if TYPE_CHECKING:
     import numpy as np
@@ -47,6 +48,7 @@ class Tokenizer:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Writes the tokenizer as versioned JSON, atomically (temp file + rename)."""
+        remove_stale_temp_files(path)  # left by killed saves (Rust's writer does not look)
         self._core.save(os.fspath(path))
 
     def save_vocab(self, path: str | os.PathLike[str]) -> None:
@@ -263,6 +265,8 @@ class Tokenizer:
         disallowed_special: SpecialArg = "all",
     ) -> list[list[int]]:
         """Encodes many texts on `num_threads` Rust threads (all cores by default), GIL released."""
+        if isinstance(texts, (str, bytes)) or not isinstance(texts, Iterable):
+            raise _core.ConfigError(f"texts must be a sequence of str, got {type(texts).__name__}")
         texts = list(texts)
         num_threads = _threads_arg(num_threads)
         for text in texts:
@@ -317,7 +321,7 @@ class Tokenizer:
     def decode(self, ids: Sequence[int], errors: str = "replace") -> str:
         """Decodes ids to text; `errors` is as for `bytes.decode` (a token boundary can split a
         UTF-8 character)."""
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+        return self.decode_bytes(ids).decode("utf-8", errors=_checks.decode_errors(errors))
 
     def decode_single_token_bytes(self, token: int) -> bytes:
         """The bytes of one token."""
@@ -613,20 +617,12 @@ def _text_arg(text: object) -> str:
     return _without_surrogates(text) if _has_surrogates(text) else text
 
 
-def _threads_arg(num_threads: object) -> int | None:
-    if num_threads is None:
-        return None
-    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or not 1 <= num_threads <= 4096:
-        raise _core.ConfigError(f"num_threads must be an int from 1 to 4096 or None, got {num_threads!r}")
-    return num_threads
+def _threads_arg(num_threads: int | None) -> int | None:
+    return _checks.count("num_threads", num_threads, minimum=1, maximum=4096, optional=True)
 
 
 def _has_surrogates(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+    return not _checks._is_utf8(text)
 
 
 def _bad_ids(ids: Sequence[int]) -> _core.TokenIdError:

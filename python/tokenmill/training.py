@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tokenmill import _core
+from tokenmill import _checks, _core
 from tokenmill.corpus import count_into
 from tokenmill.progress import Progress
 from tokenmill.tokenizer import Tokenizer
@@ -32,7 +32,10 @@ def train_bpe(
 
     `corpus` is a path, glob, directory, list of paths, iterable of strings, a `WordCounts`
     from `count_words` (its pattern and normalizer are used), or a mapping word → count of
-    already split words (then no pre-tokenization is applied). Give
+    already split words (then no pre-tokenization is applied). A list of strings is a list of
+    paths only when every item looks like a path (a ``/``, a glob character or a file
+    extension), otherwise text, whichever files exist; `pathlib.Path` items are always paths,
+    an iterator is always text, and an empty path is an error (`tokenmill.corpus.resolve_files`). Give
     `vocab_size` (tokens in all, special tokens included) or `num_merges`.
     `pattern` is a pre-tokenizer preset (`gpt2`, `cl100k`, `o200k`, `whitespace`, `none`) or a regex.
     Byte-level BPE starts from the 256 bytes; character-level (`byte_level=False`) starts from
@@ -55,25 +58,24 @@ def train_bpe(
     ...           initial_alphabet="z").token_byte_values()
     [b'a', b't', b'z']
     """
-    numbers = (
-        ("vocab_size", vocab_size),
-        ("num_merges", num_merges),
-        ("max_token_length", max_token_length),
-        ("limit_alphabet", limit_alphabet),
-    )
-    for name, value in numbers:
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-            raise _core.ConfigError(f"{name} must be a non-negative int, got {value!r}")
-    if not isinstance(min_frequency, int) or min_frequency < 0:
-        raise _core.ConfigError(f"min_frequency must be a non-negative int, got {min_frequency!r}")
-    specials = list(special_tokens)
-    if isinstance(special_tokens, str) or not all(isinstance(s, str) and s for s in specials):
-        raise _core.ConfigError("special_tokens must be a collection of non-empty strings")
-    alphabet = list(initial_alphabet)
-    if not all(isinstance(c, str) for c in alphabet):
-        raise _core.ConfigError("initial_alphabet must be a string or an iterable of single-character strings")
     from tokenmill.counting import WordCounts
 
+    specials, alphabet = check_options(
+        vocab_size=vocab_size,
+        num_merges=num_merges,
+        pattern=None if base is not None or isinstance(corpus, WordCounts) else pattern,
+        normalizer=normalizer,
+        byte_level=byte_level,
+        end_of_word_suffix=end_of_word_suffix,
+        unk_token=unk_token,
+        special_tokens=special_tokens,
+        min_frequency=min_frequency,
+        max_token_length=max_token_length,
+        limit_alphabet=limit_alphabet,
+        initial_alphabet=initial_alphabet,
+        show_progress=show_progress,
+        base=base,
+    )
     if base is not None:
         if base._core.keeps_gaps:
             raise _core.ConfigError("continued training from a tokenizer whose regex keeps gaps is not supported")
@@ -85,6 +87,11 @@ def train_bpe(
     else:
         counter = _core.WordCounter(pattern, normalizer, specials, byte_level)
         count_into(counter, corpus, show_progress)
+    if counter.num_words == 0 and counter.text_bytes > 0:
+        # Said here, where the pattern is known: Rust would only say that the corpus is empty.
+        raise _core.CorpusError(
+            f"empty corpus: the pattern {counter.pattern!r} found no words in {counter.text_bytes} bytes of text"
+        )
     total = num_merges if num_merges is not None else max((vocab_size or 0) - 256, 1)
     with Progress("merging", total, "", show_progress) as bar:
         core = _core.train_bpe(
@@ -103,3 +110,47 @@ def train_bpe(
             initial_alphabet=alphabet,
         )
     return Tokenizer(core)
+
+
+def check_options(
+    *,
+    vocab_size: object = None,
+    num_merges: object = None,
+    pattern: object = None,
+    normalizer: object = "none",
+    byte_level: object = True,
+    end_of_word_suffix: object = None,
+    unk_token: object = None,
+    special_tokens: object = (),
+    min_frequency: object = 1,
+    max_token_length: object = None,
+    limit_alphabet: object = None,
+    initial_alphabet: object = (),
+    show_progress: object = None,
+    base: object = None,
+) -> tuple[list[str], list[str]]:
+    """Checks `train_bpe`'s options (`pattern=None`: not checked) and returns the special tokens
+    and the initial alphabet as lists. The CLI calls it before counting, so a bad option fails at
+    once rather than after the corpus has been read."""
+    for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges), ("limit_alphabet", limit_alphabet)):
+        _checks.count(name, value, optional=True)
+    _checks.count("max_token_length", max_token_length, optional=True)
+    _checks.count("min_frequency", min_frequency)
+    if pattern is not None:
+        _checks.pattern(pattern)  # type: ignore[arg-type]
+    _checks.text("normalizer", normalizer)
+    _checks.flag("byte_level", byte_level)
+    _checks.text("end_of_word_suffix", end_of_word_suffix, optional=True, nonempty=True)
+    _checks.text("unk_token", unk_token, optional=True, nonempty=True)
+    _checks.flag("show_progress", show_progress, optional=True)
+    specials = _checks.texts("special_tokens", special_tokens)  # type: ignore[arg-type]
+    if isinstance(initial_alphabet, (bytes, bytearray)) or not isinstance(initial_alphabet, Iterable):
+        raise _core.ConfigError(
+            f"initial_alphabet must be a string or an iterable of single-character strings, got {initial_alphabet!r}"
+        )
+    alphabet = list(initial_alphabet)
+    if not all(isinstance(c, str) for c in alphabet):
+        raise _core.ConfigError("initial_alphabet must be a string or an iterable of single-character strings")
+    if base is not None and not isinstance(base, Tokenizer):
+        raise _core.ConfigError(f"base must be a tokenmill.Tokenizer to continue training from, got {base!r}")
+    return specials, alphabet

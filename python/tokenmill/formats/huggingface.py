@@ -60,15 +60,30 @@ def _read_json(path: Path) -> Any:
 _NORMALIZERS = {"NFC": "nfc", "NFD": "nfd", "NFKC": "nfkc", "NFKD": "nfkd", "Lowercase": "lowercase"}
 
 
-def _normalizer_spec(node: Any, where: str) -> list[str]:
+def _flat_normalizers(node: Any) -> list[Any]:
     if node is None:
         return []
-    kind = node.get("type")
-    if kind == "Sequence":
-        return [s for n in node.get("normalizers", []) for s in _normalizer_spec(n, where)]
-    if kind in _NORMALIZERS:
-        return [_NORMALIZERS[kind]]
-    raise _core.FormatError(f"{where}: normalizer {kind!r} is not supported")
+    if node.get("type") == "Sequence":
+        return [n for child in node.get("normalizers", []) for n in _flat_normalizers(child)]
+    return [node]
+
+
+def _normalizer_spec(node: Any, where: str) -> list[str]:
+    steps = _flat_normalizers(node)
+    out: list[str] = []
+    i = 0
+    while i < len(steps):
+        kind = steps[i].get("type")
+        if steps[i : i + 2] == _PREFIX_SPACE:
+            out.append("prefix_space")
+            i += 2
+            continue
+        if kind in _NORMALIZERS:
+            out.append(_NORMALIZERS[kind])
+        else:
+            raise _core.FormatError(f"{where}: normalizer {kind!r} is not supported")
+        i += 1
+    return out
 
 
 def _pre_tokenizer(node: Any, where: str) -> tuple[str, bool, bool]:
@@ -82,6 +97,9 @@ def _pre_tokenizer(node: Any, where: str) -> tuple[str, bool, bool]:
         if kind == "ByteLevel":
             byte_level = True
             prefix = bool(step.get("add_prefix_space", False))
+            if prefix and pattern != "none":
+                # After a Split, Hugging Face puts a space before every piece, not once per text.
+                raise _core.FormatError(f"{where}: ByteLevel add_prefix_space after a Split is not supported")
             if step.get("use_regex", True):
                 if pattern != "none":
                     raise _core.FormatError(f"{where}: a Split and a ByteLevel regex together are not supported")
@@ -176,18 +194,56 @@ def read_gpt2_files(vocab_path: str | os.PathLike[str], merges_path: str | os.Pa
     }
 
 
+# Our `prefix_space` step: a space before a text segment (between special tokens) that does
+# not start with one. Hugging Face's ByteLevel `add_prefix_space` is not that: it runs in the
+# pre-tokenizer, on every piece an earlier Split made ("a b" → " a", " b"). Normalizers run on
+# each segment between added tokens, as ours do, so the step is written as two of them:
+# prepend a space to a non-empty segment, then make two leading spaces one again.
+_PREFIX_SPACE = [
+    {"type": "Prepend", "prepend": " "},
+    {"type": "Replace", "pattern": {"Regex": r"\A  "}, "content": " "},
+]
+
+
+def hf_normalizers(spec: str) -> list[dict[str, Any]]:
+    """Hugging Face normalizers equal to our normalizer `spec`, or a ConfigError.
+
+    >>> [n["type"] for n in hf_normalizers("nfc+prefix_space")]
+    ['NFC', 'Prepend', 'Replace']
+    """
+    out: list[dict[str, Any]] = []
+    for step in (s for s in spec.split("+") if s not in ("", "none")):
+        if step == "strip_accents":
+            # NFD + StripAccents would be the spelling, but Hugging Face's table of combining marks
+            # is older than ours (Unicode 9 era): it keeps marks such as U+08CA that ours drops.
+            raise _core.ConfigError(
+                "normalizer step 'strip_accents' has no exact Hugging Face equivalent (its StripAccents "
+                "keeps combining marks newer than its Unicode tables, such as U+08CA); this tokenizer "
+                "cannot be exported"
+            )
+        if step == "prefix_space":
+            out += _PREFIX_SPACE
+        elif step == "lowercase":
+            # Ours lowercases the string (a final capital sigma becomes "ς"), Hugging Face's each
+            # character alone ("σ"): the ids would differ on Greek text.
+            raise _core.ConfigError(
+                "normalizer step 'lowercase' has no exact Hugging Face equivalent (its Lowercase maps a final "
+                "'Σ' to 'σ', ours to 'ς'); this tokenizer cannot be exported"
+            )
+        elif step.upper() in ("NFC", "NFD", "NFKC", "NFKD"):
+            out.append({"type": step.upper()})
+        else:
+            raise _core.ConfigError(f"normalizer step {step!r} of {spec!r} has no Hugging Face equivalent")
+    return out
+
+
 def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> None:
     """Writes a byte-level BPE `tokenizer.json` that Hugging Face `tokenizers` loads and encodes
     the same way."""
     if not core.byte_level:
         raise _core.ConfigError("to_huggingface writes byte-level BPE only; this tokenizer is character-level")
-    steps = [s for s in core.normalizer.split("+") if s != "none"]
-    prefix_space = "prefix_space" in steps
-    inverse = {v: k for k, v in _NORMALIZERS.items()}
-    normalizers = [{"type": inverse[s]} for s in steps if s != "prefix_space"]
-    if any(s not in inverse and s != "prefix_space" for s in steps):
-        raise _core.ConfigError(f"normalizer {core.normalizer!r} has no Hugging Face equivalent")
-    byte_level = {"type": "ByteLevel", "add_prefix_space": prefix_space, "trim_offsets": True, "use_regex": False}
+    normalizers = hf_normalizers(core.normalizer)
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
     pattern = core.pattern
     pre: list[dict[str, Any]] = []
     if pattern == "whitespace":
