@@ -39,6 +39,38 @@ def tok() -> tokenmill.Tokenizer:
     return tokenmill.train_bpe(["hello world, hello there <|eot|>"] * 20, vocab_size=270, special_tokens=["<|eot|>"])
 
 
+TRAIN_ARGS = [
+    "vocab_size",
+    "num_merges",
+    "pattern",
+    "normalizer",
+    "byte_level",
+    "end_of_word_suffix",
+    "unk_token",
+    "special_tokens",
+    "min_frequency",
+    "max_token_length",
+    "limit_alphabet",
+    "initial_alphabet",
+    "base",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(TRAIN_ARGS), odd_values, st.sampled_from([None, 280, 10**10]))
+def test_train_bpe_arguments(name: str, value: object, vocab_size: int | None) -> None:
+    kwargs: dict[str, Any] = {"vocab_size": vocab_size, "show_progress": False, name: value}
+    if "vocab_size" not in kwargs or kwargs["vocab_size"] is None and name != "num_merges":
+        kwargs["num_merges"] = 5
+    outcome(lambda: tokenmill.train_bpe(["low lower lowest newer wider"] * 3, **kwargs))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["pattern", "normalizer", "special_tokens", "byte_level", "text_field", "max_memory"]), odd_values)
+def test_count_words_arguments(name: str, value: object) -> None:
+    outcome(lambda: tokenmill.count_words(["some text to count"], show_progress=False, **{name: value}))
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.sampled_from(["encode", "encode_batch", "decode", "decode_bytes", "token_to_id", "id_to_token", "truncated"]),

@@ -63,7 +63,7 @@ def train_bpe(
     specials, alphabet = check_options(
         vocab_size=vocab_size,
         num_merges=num_merges,
-        pattern=None if base is not None or isinstance(corpus, WordCounts) else pattern,
+        pattern=_UNUSED if base is not None or isinstance(corpus, WordCounts) else pattern,
         normalizer=normalizer,
         byte_level=byte_level,
         end_of_word_suffix=end_of_word_suffix,
@@ -112,11 +112,15 @@ def train_bpe(
     return Tokenizer(core)
 
 
+# The pattern of a training run that does not split text (continued training, WordCounts).
+_UNUSED = object()
+
+
 def check_options(
     *,
     vocab_size: object = None,
     num_merges: object = None,
-    pattern: object = None,
+    pattern: object = _UNUSED,
     normalizer: object = "none",
     byte_level: object = True,
     end_of_word_suffix: object = None,
@@ -129,14 +133,15 @@ def check_options(
     show_progress: object = None,
     base: object = None,
 ) -> tuple[list[str], list[str]]:
-    """Checks `train_bpe`'s options (`pattern=None`: not checked) and returns the special tokens
+    """Checks `train_bpe`'s options (a pattern of `_UNUSED` is not checked: the words are split
+    already) and returns the special tokens
     and the initial alphabet as lists. The CLI calls it before counting, so a bad option fails at
     once rather than after the corpus has been read."""
     for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges), ("limit_alphabet", limit_alphabet)):
         _checks.count(name, value, optional=True)
     _checks.count("max_token_length", max_token_length, optional=True)
     _checks.count("min_frequency", min_frequency)
-    if pattern is not None:
+    if pattern is not _UNUSED:
         _checks.pattern(pattern)  # type: ignore[arg-type]
     _checks.text("normalizer", normalizer)
     _checks.flag("byte_level", byte_level)
