@@ -65,8 +65,11 @@ def test_train_bpe_arguments(name: str, value: object, vocab_size: int | None) -
     outcome(lambda: tokenmill.train_bpe(["low lower lowest newer wider"] * 3, **kwargs))
 
 
+COUNT_ARGS = ["pattern", "normalizer", "special_tokens", "byte_level", "text_field", "max_memory"]
+
+
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(["pattern", "normalizer", "special_tokens", "byte_level", "text_field", "max_memory"]), odd_values)
+@given(st.sampled_from(COUNT_ARGS), odd_values)
 def test_count_words_arguments(name: str, value: object) -> None:
     outcome(lambda: tokenmill.count_words(["some text to count"], show_progress=False, **{name: value}))
 
