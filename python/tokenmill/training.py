@@ -133,9 +133,9 @@ def check_options(
     show_progress: object = None,
     base: object = None,
 ) -> tuple[list[str], list[str]]:
-    """Checks `train_bpe`'s options (a pattern of `_UNUSED` is not checked: the words are split
-    already) and returns the special tokens and the initial alphabet as lists. The CLI calls it before counting, so a bad option fails at
-    once rather than after the corpus has been read."""
+    """Checks `train_bpe`'s options and returns the special tokens and the initial alphabet as
+    lists (a pattern of `_UNUSED` is not checked: the words are split already). The CLI calls it
+    before counting, so a bad option fails at once rather than after the corpus has been read."""
     for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges), ("limit_alphabet", limit_alphabet)):
         _checks.count(name, value, optional=True)
     _checks.count("max_token_length", max_token_length, optional=True)
