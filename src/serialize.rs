@@ -150,16 +150,23 @@ pub fn save(tok: &Tokenizer, path: &Path) -> Result<()> {
 }
 
 /// Writes to a temporary file beside `path`, then renames it over `path`, so a crash or a full
-/// disk never leaves a half-written file under the real name.
+/// disk never leaves a half-written file under the real name. The temporary file is
+/// `.NAME.PID.NONCE.tmp`, created exclusively (two saves at once never share one) with the mode
+/// any new file gets; the Python layer removes those that killed saves left behind.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SAVES: AtomicU64 = AtomicU64::new(0);
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     let name = path.file_name().ok_or_else(|| Error::config(format!("{}: not a file path", path.display())))?;
-    let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
+    let clock = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    let nonce =
+        (clock ^ SAVES.fetch_add(1, Ordering::Relaxed).rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+    let tmp = dir.join(format!(".{}.{}.{nonce:08x}.tmp", name.to_string_lossy(), std::process::id()));
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         f.write_all(contents)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)

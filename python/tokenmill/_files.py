@@ -1,4 +1,5 @@
-"""Writing files atomically from Python (the Rust side has its own for tokenmill's format).
+"""Writing files atomically from Python (Rust's writer, for tokenmill's own formats, names and
+creates its temporary files the same way: `src/serialize.rs`).
 
 A save writes `.NAME.PID.NONCE.tmp` beside `NAME`, then renames it over `NAME`. The file gets the
 mode any new file gets (0o666 less the umask), as Rust's writer and `open()` give. A save that
@@ -27,8 +28,8 @@ def temp_name(name: str, pid: int, nonce: str) -> str:
 
 
 def _temp_pattern(name: str) -> re.Pattern[str]:
-    """Our names for temporary files of `name`: Python's `.NAME.PID.NONCE.tmp` and the Rust
-    writer's `.NAME.tmpPID`; the pid is the writer's."""
+    """Our names for temporary files of `name`: `.NAME.PID.NONCE.tmp` (both writers), and
+    `.NAME.tmpPID` (Rust's writer before version 0.2); the pid is the writer's."""
     n = re.escape(name)
     return re.compile(rf"\.{n}\.(?:(?P<pid>[0-9]+)\.[0-9a-f]{{8}}\.tmp|tmp(?P<rust_pid>[0-9]+))")
 
