@@ -162,3 +162,72 @@ def fresh_cached(path) -> tuple[tokenmill.Tokenizer, HFTokenizer]:  # type: igno
         tok.enable_truncation(9, stride=2)
         _CACHE[str(path)] = (tok, hf)
     return _CACHE[str(path)]
+
+
+@pytest.mark.parametrize("processor", ["template", "bos-only", "bert", "roberta-prefix", "bytelevel", "sequence"])
+def test_tokenizer_json_keeps_post_processor_truncation_and_padding(pair_of, tmp_path, processor: str) -> None:  # type: ignore[no-untyped-def]
+    """Settings saved by Hugging Face are read on import and written on export."""
+    tok, hf = fresh(pair_of)
+    configure(processor, tok, hf)
+    hf.enable_truncation(max_length=20, stride=4, strategy="only_first", direction="left")
+    pad = hf.token_to_id("<pad>")
+    hf.enable_padding(pad_id=pad, pad_token="<pad>", length=24, direction="left")
+    hf.save(str(tmp_path / "with_settings.json"))
+    loaded = tokenmill.Tokenizer.from_huggingface(tmp_path / "with_settings.json")
+    assert loaded.truncation == {"max_length": 20, "stride": 4, "strategy": "only_first", "side": "left"}
+    assert loaded.padding is not None and loaded.padding["length"] == 24
+    long_text = " ".join(TEXTS[:3]) * 3
+    for a, b in [(TEXTS[0], None), (long_text, None), (long_text, "short pair")]:
+        assert fields(loaded.encode_for_model(a, b)) == fields(hf.encode(a, b))
+    # ...and kept by tokenmill's own file, and written back for Hugging Face.
+    loaded.save(tmp_path / "tm.json")
+    again = tokenmill.Tokenizer.load(tmp_path / "tm.json")
+    assert again.post_processor == loaded.post_processor and again.padding == loaded.padding
+    again.to_huggingface(tmp_path / "back.json")
+    back = HFTokenizer.from_file(str(tmp_path / "back.json"))
+    for a, b in [(TEXTS[1], None), (long_text, "short pair")]:
+        assert fields(back.encode(a, b)) == fields(hf.encode(a, b))
+    # Settings can be switched off.
+    loaded.no_truncation()
+    loaded.no_padding()
+    assert len(loaded.encode_for_model(long_text)) > 24
+
+
+def test_a_llama3_style_bos_template_survives_import(pair_of, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    _, hf = fresh(pair_of)
+    bos = hf.token_to_id("<|endoftext|>")
+    hf.post_processor = processors.Sequence(
+        [
+            processors.ByteLevel(trim_offsets=False),
+            processors.TemplateProcessing(
+                single="<|endoftext|> $A",
+                pair="<|endoftext|> $A <|endoftext|>:1 $B:1",
+                special_tokens=[("<|endoftext|>", bos)],
+            ),
+        ]
+    )
+    hf.save(str(tmp_path / "llama.json"))
+    tok = tokenmill.Tokenizer.from_huggingface(tmp_path / "llama.json")
+    assert tok.encode_for_model("hello").ids[0] == bos
+    assert (
+        tok.encode_for_model("hello", add_special_tokens=False).ids == hf.encode("hello", add_special_tokens=False).ids
+    )
+    assert tok("hello")["input_ids"] == hf.encode("hello").ids
+
+
+def test_bad_settings_are_clear_errors(pair_of) -> None:  # type: ignore[no-untyped-def]
+    tok, _ = fresh(pair_of)
+    with pytest.raises(tokenmill.ConfigError, match="not in the vocabulary"):
+        tok.set_template("[CLS] $A [SEP]")
+    tok.set_template("<s> $A </s>", "<s> $A </s> $B:1 </s>:1")
+    with pytest.raises(tokenmill.ConfigError, match="shorter than the 2 special tokens"):
+        tok.enable_truncation(1)
+    with pytest.raises(tokenmill.ConfigError, match="stride"):
+        tok.enable_truncation(8, stride=8)
+    with pytest.raises(tokenmill.ConfigError, match="must use"):
+        tok.set_template("<s> $A $A")
+    tok.enable_truncation(5, stride=2)
+    with pytest.raises(tokenmill.ConfigError, match="stride"):
+        tok.encode_for_model("a b c d e f g h i j", "k l m n o p q r")  # 1 token left for each
+    with pytest.raises(tokenmill.ConfigError, match="padding"):
+        tok(["a", "a b c"], return_tensors="np")

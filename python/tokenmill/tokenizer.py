@@ -142,11 +142,17 @@ class Tokenizer:
 
     @classmethod
     def _from_parts(cls, parts: dict[str, Any]) -> Tokenizer:
-        parts = {**parts, "special_tokens": _special_pairs(dict(parts["special_tokens"]))}
+        settings = parts.get("model_inputs")
+        parts = {k: v for k, v in parts.items() if k != "model_inputs"}
+        parts["special_tokens"] = _special_pairs(dict(parts["special_tokens"]))
         try:
             core = _core.CoreTokenizer.from_parts(byte_level=True, end_of_word_suffix=None, unk_token=None, **parts)
         except OverflowError:
             raise _core.FormatError(f"token ids must be between 0 and {_MAX_ID}") from None
+        if settings and any(settings.values()):
+            import json
+
+            core = core.with_model_inputs_json(json.dumps(settings))
         return cls(core)
 
     def _ordinary_ids(self, specials: set[int] | None = None) -> list[int]:

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tokenmill import _core
+from tokenmill import _core, model_inputs
 from tokenmill._files import write_atomically
 from tokenmill.pretokenize_patterns import ONIGURUMA_PATTERNS, preset_for_pattern
 
@@ -157,6 +157,12 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> dict[str, Any]:
         "keep_gaps": keep_gaps,
         "normalizer": "+".join(normalizer) or "none",
         "whole_piece_first": bool(model.get("ignore_merges", False)),
+        # Applied after the tokenizer is built: the template, truncation and padding it asks for.
+        "model_inputs": {
+            "post_processor": model_inputs.from_hf_post_processor(data.get("post_processor"), str(p)),
+            "truncation": model_inputs.from_hf_truncation(data.get("truncation")),
+            "padding": model_inputs.from_hf_padding(data.get("padding")),
+        },
     }
 
 
@@ -263,12 +269,18 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
     specials = dict(core.special_tokens())
     # Special tokens go in the model's vocabulary too: Hugging Face keeps an added token's id only
     # when the model knows it, and would renumber it otherwise.
-    vocab = {token_to_text(core.token_bytes(i)): i for i in range(core.n_vocab) if _has_token(core, i)}
+    vocab = {token_to_text(core.token_bytes(i)): i for i in core.ordinary_ids()}
+    vocab.update({t: i for t, i in core.special_tokens()})
+    settings = json.loads(core.model_inputs_json())
+
+    def token_of(i: int) -> str:
+        return core.token_bytes(i).decode("utf-8") if core.is_special(i) else token_to_text(core.token_bytes(i))
+
     merges = [[token_to_text(core.token_bytes(a)), token_to_text(core.token_bytes(b))] for a, b in core.merge_ids()]
     data = {
         "version": "1.0",
-        "truncation": None,
-        "padding": None,
+        "truncation": model_inputs.to_hf_truncation(settings["truncation"]),
+        "padding": model_inputs.to_hf_padding(settings["padding"]),
         "added_tokens": [
             {
                 "id": i,
@@ -283,7 +295,7 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
         ],
         "normalizer": {"type": "Sequence", "normalizers": normalizers} if normalizers else None,
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": pre},
-        "post_processor": None,
+        "post_processor": model_inputs.to_hf_post_processor(settings["post_processor"], token_of),
         "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
         "model": {
             "type": "BPE",
@@ -299,11 +311,3 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
         },
     }
     write_atomically(path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
-
-
-def _has_token(core: _core.CoreTokenizer, i: int) -> bool:
-    try:
-        core.token_bytes(i)
-    except _core.TokenIdError:
-        return False
-    return True
