@@ -261,7 +261,9 @@ impl Tokenizer {
     }
 
     /// What each id contributes to `decode_bytes(ids)`: the parts concatenate to it exactly.
-    pub fn decode_parts(&self, ids: &[u32]) -> Result<Vec<Vec<u8>>> {
+    /// With `trim_end` false the last part keeps the space an end-of-word suffix stands for
+    /// (what it contributes when more ids follow: streaming decoders hold it back).
+    pub fn decode_parts(&self, ids: &[u32], trim_end: bool) -> Result<Vec<Vec<u8>>> {
         let mut parts = Vec::with_capacity(ids.len());
         let mut replaced_last = false;
         for &id in ids {
@@ -269,7 +271,8 @@ impl Tokenizer {
             replaced_last = self.model.decode_token(id, self.suffix_replacement, &mut part)?;
             parts.push(part);
         }
-        if let (true, Some(last)) = (replaced_last && !self.suffix_replacement.is_empty(), parts.last_mut()) {
+        let trim = trim_end && replaced_last && !self.suffix_replacement.is_empty();
+        if let (true, Some(last)) = (trim, parts.last_mut()) {
             last.truncate(last.len() - self.suffix_replacement.len());
         }
         Ok(parts)

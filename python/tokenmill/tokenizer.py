@@ -12,6 +12,8 @@ from tokenmill._files import remove_stale_temp_files
 if TYPE_CHECKING:
     import numpy as np
 
+    from tokenmill.streaming import DecodeStream
+
 SpecialArg = Union[Literal["all"], Collection[str]]
 
 
@@ -324,10 +326,23 @@ class Tokenizer:
         except (OverflowError, TypeError):
             raise _bad_ids(ids) from None
 
-    def decode(self, ids: Sequence[int], errors: str = "replace") -> str:
+    def decode(self, ids: Sequence[int], errors: str = "replace", *, skip_special_tokens: bool = False) -> str:
         """Decodes ids to text; `errors` is as for `bytes.decode` (a token boundary can split a
-        UTF-8 character)."""
+        UTF-8 character). With `skip_special_tokens`, special tokens are left out."""
+        if _checks.flag("skip_special_tokens", skip_special_tokens):
+            ids = [i for i in ids if not (isinstance(i, int) and 0 <= i <= _MAX_ID and self._core.is_special(i))]
         return self.decode_bytes(ids).decode("utf-8", errors=_checks.decode_errors(errors))
+
+    def decode_stream(self, *, skip_special_tokens: bool = False, errors: str = "replace") -> DecodeStream:
+        """A decoder for ids that arrive one at a time (see `tokenmill.streaming.DecodeStream`).
+
+        >>> stream = tok.decode_stream()                      # doctest: +SKIP
+        >>> [stream.step(i) for i in tok.encode("héllo")]   # doctest: +SKIP
+        ['h', '', 'éllo']
+        """
+        from tokenmill.streaming import DecodeStream
+
+        return DecodeStream(self, skip_special_tokens=skip_special_tokens, errors=errors)
 
     def decode_single_token_bytes(self, token: int) -> bytes:
         """The bytes of one token."""

@@ -122,9 +122,11 @@ impl CoreTokenizer {
         self.id_list(py, &ids)
     }
 
-    /// What each id contributes to the decoded bytes (the parts concatenate to `decode_bytes`).
-    fn decode_parts<'py>(&self, py: Python<'py>, ids: Vec<u32>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
-        let parts = py.detach(|| self.inner.decode_parts(&ids)).map_err(to_py)?;
+    /// What each id contributes to the decoded bytes (the parts concatenate to `decode_bytes`);
+    /// `trim_end=False` keeps the space a final end-of-word suffix stands for.
+    #[pyo3(signature = (ids, trim_end=true))]
+    fn decode_parts<'py>(&self, py: Python<'py>, ids: Vec<u32>, trim_end: bool) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let parts = py.detach(|| self.inner.decode_parts(&ids, trim_end)).map_err(to_py)?;
         Ok(parts.iter().map(|p| PyBytes::new(py, p)).collect())
     }
 
