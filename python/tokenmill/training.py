@@ -155,6 +155,8 @@ def check_options(
     alphabet = list(initial_alphabet)
     if not all(isinstance(c, str) for c in alphabet):
         raise _core.ConfigError("initial_alphabet must be a string or an iterable of single-character strings")
+    for c in alphabet:
+        _checks.text("initial_alphabet", c)
     if base is not None and not isinstance(base, Tokenizer):
         raise _core.ConfigError(f"base must be a tokenmill.Tokenizer to continue training from, got {base!r}")
     return specials, alphabet
