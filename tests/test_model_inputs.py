@@ -231,3 +231,62 @@ def test_bad_settings_are_clear_errors(pair_of) -> None:  # type: ignore[no-unty
         tok.encode_for_model("a b c d e f g h i j", "k l m n o p q r")  # 1 token left for each
     with pytest.raises(tokenmill.ConfigError, match="padding"):
         tok(["a", "a b c"], return_tensors="np")
+
+
+CALLS = [
+    {},
+    {"padding": True},
+    {"padding": "max_length", "max_length": 40},
+    {"truncation": True, "max_length": 12},
+    {"truncation": True, "max_length": 12, "stride": 3, "return_overflowing_tokens": True, "padding": True},
+    {"truncation": "only_first", "max_length": 16, "padding": True, "pad_to_multiple_of": 8},
+    {"padding": True, "return_offsets_mapping": True, "return_special_tokens_mask": True, "return_length": True},
+    {"padding": True, "padding_side": "left", "truncation": True, "max_length": 10},
+    {"add_special_tokens": False, "padding": True},
+]
+
+
+@pytest.mark.parametrize("kwargs", CALLS)
+@pytest.mark.parametrize("tensors", [None, "np"])
+def test_call_equals_transformers(pair_of, tmp_path, kwargs: dict[str, Any], tensors: str | None) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+    from transformers import PreTrainedTokenizerFast
+
+    tok, hf = fresh(pair_of)
+    configure("template", tok, hf)
+    hf.save(str(tmp_path / "t.json"))
+    fast = PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "t.json"), pad_token="<pad>")
+    tok.enable_padding(pad_token="<pad>")
+    tok.no_padding()  # the call's arguments decide; the pad token is remembered from before
+    texts = [TEXTS[0], TEXTS[1] * 2, TEXTS[3]]
+    pairs = ["a short second text", "another", TEXTS[2]]
+    for args in ((texts[0],), (texts,), (texts, pairs)):
+        if tensors == "np" and not (kwargs.get("padding") or len(args[0]) == 1 or isinstance(args[0], str)):
+            continue
+        if tensors == "np" and isinstance(args[0], str) and kwargs.get("return_overflowing_tokens"):
+            continue
+        kwargs = {**kwargs, "return_token_type_ids": True}
+        try:
+            expected = dict(fast(*args, return_tensors=tensors, **kwargs))
+        except Exception:
+            with pytest.raises(tokenmill.TokenmillError):
+                tok(*args, return_tensors=tensors, **kwargs)
+            continue
+        if tensors == "np" and any(np.asarray(v).dtype == object for v in expected.values()):
+            # transformers gives ragged object arrays here; tokenmill says how to get real ones.
+            with pytest.raises(tokenmill.ConfigError, match="differ in length"):
+                tok(*args, return_tensors=tensors, **kwargs)
+            continue
+        got = tok(*args, return_tensors=tensors, **kwargs)
+        assert sorted(got) == sorted(expected), args
+        for key, value in expected.items():
+            assert plain(got[key]) == plain(value), key
+
+
+def plain(value: Any) -> Any:
+    """Arrays, tuples and lists as nested lists, to compare outputs of either shape."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value

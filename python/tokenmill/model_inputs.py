@@ -328,7 +328,8 @@ def call_settings(
         bad = "padding" if padding not in _PADDING else "truncation"
         raise _core.ConfigError(f"{bad} {padding if bad == 'padding' else truncation!r} is not a valid choice")
     if truncation is None:
-        truncation = "longest_first" if max_length is not None else False
+        # As transformers: max_length alone (no padding asked for) means truncate to it.
+        truncation = "longest_first" if max_length is not None and padding is False else False
     strategy = _TRUNCATION[truncation]  # type: ignore[index]
     if strategy is None:
         settings["truncation"] = None
@@ -362,6 +363,18 @@ def call_settings(
     return settings
 
 
+def _uses_type_ids(processor: Settings | None) -> bool:
+    if processor is None:
+        return False
+    if processor["type"] == "bert":
+        return True
+    if processor["type"] == "template":
+        return any(p["type_id"] != 0 for p in processor["pair"])
+    if processor["type"] == "sequence":
+        return any(_uses_type_ids(p) for p in processor["processors"])
+    return False
+
+
 def call(
     tok: Tokenizer,
     text: str | Sequence[str],
@@ -388,8 +401,12 @@ def call(
     core = tok._core_for(settings)
     if return_tensors not in (None, "np"):
         raise _core.ConfigError(f"return_tensors {return_tensors!r} is not supported; use 'np' or None")
+    if return_token_type_ids is None:
+        # As transformers' tokenizers for such models: type ids when the template gives the
+        # second input its own (BERT-style), not for single-type models (GPT, Llama).
+        return_token_type_ids = _uses_type_ids(settings.get("post_processor"))
     wanted = {
-        "token_type_ids": return_token_type_ids is not False,
+        "token_type_ids": bool(return_token_type_ids),
         "attention_mask": return_attention_mask is not False,
     }
     if return_tensors == "np":
@@ -411,7 +428,9 @@ def call(
                 array = np.frombuffer(raw, dtype="<i8").reshape(rows, cols)
                 out[name] = array.reshape(rows, cols // 2, 2) if name == "offset_mapping" else array
         if return_length:
-            out["length"] = out["attention_mask"].sum(axis=1) if "attention_mask" in out else None
+            # transformers' `length` is each row's length after padding.
+            rows_, cols_ = out["input_ids"].shape
+            out["length"] = np.full(rows_, cols_, dtype="<i8")
         if "overflow_to_sample_mapping" in out:
             out["overflow_to_sample_mapping"] = out["overflow_to_sample_mapping"].reshape(-1)
         return out
@@ -437,5 +456,6 @@ def call(
     if return_overflowing_tokens:
         out["overflow_to_sample_mapping"] = samples
     if not batched and len(rows) == 1:
-        out = {k: v[0] for k, v in out.items()}
+        # One text gives unbatched lists, as in transformers (whose `length` stays a list).
+        out = {k: v if k == "length" else v[0] for k, v in out.items()}
     return out

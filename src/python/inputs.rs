@@ -208,7 +208,7 @@ impl CoreTokenizer {
                 let columns = rows.first().map_or(0, |(e, _)| e.len());
                 if let Some((e, i)) = rows.iter().find(|(e, _)| e.len() != columns) {
                     return Err(Error::config(format!(
-                        "rows differ in length ({columns} and {} tokens, input {i}): set padding to make arrays",
+                        "rows differ in length ({columns} and {} tokens, input {i}): pad them to the longest (padding=True), or truncate them to the padded length (truncation=True), to make arrays",
                         e.len()
                     )));
                 }
