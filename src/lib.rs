@@ -6,8 +6,10 @@
 //! Only `python` (behind the `python` cargo feature) knows about Python.
 
 pub mod bpe;
+pub mod charset;
 pub mod count;
 pub mod error;
+pub mod models;
 pub mod normalize;
 pub mod piece_cache;
 pub mod postprocess;

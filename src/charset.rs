@@ -1,0 +1,80 @@
+//! Sets of characters by Unicode property (`\p{Mn}`, `\p{P}`, ...), built once from
+//! `regex-syntax`'s tables — the ones the regex engines use — and looked up by binary search
+//! over ranges, with ASCII answered from a bitmap.
+
+use regex_syntax::hir::{Class, HirKind};
+
+#[derive(Debug, Clone)]
+pub struct CharSet {
+    ascii: u128,
+    ranges: Vec<(u32, u32)>,
+}
+
+impl CharSet {
+    /// The characters a regex character class matches, e.g. `r"[\p{Cc}\p{Cf}]"`.
+    pub fn from_class(class: &str) -> CharSet {
+        let hir = regex_syntax::parse(class).expect("a valid character class");
+        let HirKind::Class(Class::Unicode(set)) = hir.kind() else {
+            panic!("{class} is not a Unicode character class");
+        };
+        let ranges: Vec<(u32, u32)> = set.ranges().iter().map(|r| (r.start() as u32, r.end() as u32)).collect();
+        let mut ascii = 0u128;
+        for b in 0..128u32 {
+            if ranges.iter().any(|&(lo, hi)| lo <= b && b <= hi) {
+                ascii |= 1 << b;
+            }
+        }
+        CharSet { ascii, ranges }
+    }
+
+    #[inline]
+    pub fn contains(&self, c: char) -> bool {
+        let c = c as u32;
+        if c < 128 {
+            return self.ascii & (1 << c) != 0;
+        }
+        match self.ranges.binary_search_by(|&(lo, hi)| {
+            if hi < c {
+                std::cmp::Ordering::Less
+            } else if lo > c {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        }) {
+            Ok(_) => true,
+            Err(_) => false,
+        }
+    }
+}
+
+/// Defines a lazily built, shared `CharSet`.
+macro_rules! charset {
+    ($name:ident, $class:expr) => {
+        pub fn $name() -> &'static CharSet {
+            static SET: std::sync::OnceLock<CharSet> = std::sync::OnceLock::new();
+            SET.get_or_init(|| CharSet::from_class($class))
+        }
+    };
+}
+
+// Nonspacing marks: what BERT's accent stripping removes after decomposition.
+charset!(nonspacing_marks, r"\p{Mn}");
+// Punctuation, which BERT's pre-tokenizer splits off (with ASCII symbols such as `$`, `+`).
+charset!(punctuation, r"[\p{P}!-/:-@\[-`{-~]");
+// "Other" characters (control, format, private use, unassigned, surrogate), which BERT's text
+// cleaning drops.
+charset!(other, r"[\p{Cc}\p{Cf}\p{Co}\p{Cn}]");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sets_answer_like_the_tables() {
+        assert!(nonspacing_marks().contains('\u{301}') && !nonspacing_marks().contains('e'));
+        assert!(punctuation().contains('!') && punctuation().contains('$') && punctuation().contains('。'));
+        assert!(!punctuation().contains('a') && !punctuation().contains(' '));
+        assert!(other().contains('\u{200b}') && other().contains('\u{7}') && !other().contains('x'));
+    }
+}

@@ -1,0 +1,3 @@
+//! Subword models other than BPE (which lives in `crate::bpe`): WordPiece.
+
+pub mod wordpiece;
