@@ -280,7 +280,10 @@ class Encoding:
     def decode_bytes(self, tokens: Sequence[int]) -> bytes:
         """The bytes of `tokens`; `KeyError` (`UnknownTokenIdError`) for an id that is no token."""
         try:
-            return self._tokenizer.decode_bytes(tokens)
+            try:
+                return self._core.decode_bytes(tokens)
+            except (TypeError, OverflowError):  # not a list, or an id that is no u32
+                return self._tokenizer.decode_bytes(tokens)
         except _core.TokenIdError as e:
             raise UnknownTokenIdError(str(e)) from None
 
