@@ -26,9 +26,9 @@ MAIN = ["cl100k_base", "o200k_base", "o200k_harmony"]
 QUICK = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def offline_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One cache for both libraries; any attempt to download fails the test."""
+    """One cache for both libraries; any attempt to download fails the test. Undone after this module."""
     cache = tmp_path_factory.mktemp("tiktoken-cache")
     fill_tiktoken_cache(cache)
     saved = os.environ.get("TIKTOKEN_CACHE_DIR")
