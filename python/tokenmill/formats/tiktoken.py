@@ -40,6 +40,11 @@ def read_ranks(path: str | os.PathLike[str]) -> dict[bytes, int]:
         raise _core.CorpusError(f"{p}: no such file") from None
     except (OSError, EOFError) as e:
         raise _core.FormatError(f"{p}: not a valid tiktoken file: {e}") from None
+    return parse_ranks(raw, str(p))
+
+
+def parse_ranks(raw: bytes, p: str) -> dict[bytes, int]:
+    """Parses the contents of a `.tiktoken` file; `p` names its source in errors."""
     ranks: dict[bytes, int] = {}
     seen_ranks: dict[int, int] = {}
     for lineno, line in enumerate(raw.splitlines(), start=1):
