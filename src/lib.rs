@@ -8,6 +8,7 @@
 pub mod bpe;
 pub mod charset;
 pub mod count;
+pub mod decoder;
 pub mod error;
 pub mod models;
 pub mod normalize;

@@ -16,6 +16,15 @@ pub enum Step {
     StripAccents,
     /// Put a space in front of text that does not start with one (GPT-2's `add_prefix_space`).
     PrefixSpace,
+    /// BERT's text cleaning: drop NUL, U+FFFD and control/format characters; every whitespace
+    /// character becomes a space.
+    CleanText,
+    /// BERT's handling of Chinese characters: a space on each side of every CJK ideograph.
+    CjkSpaces,
+    /// BERT's accent stripping: decompose (NFD), then drop nonspacing marks (`\p{Mn}`) only.
+    StripMarks,
+    /// Lowercase character by character (BERT; no word-final sigma rule).
+    LowercaseChars,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -42,9 +51,14 @@ impl Normalizer {
                 "lowercase" | "lower" => Step::Lowercase,
                 "strip_accents" => Step::StripAccents,
                 "prefix_space" => Step::PrefixSpace,
+                "clean_text" => Step::CleanText,
+                "cjk_spaces" => Step::CjkSpaces,
+                "strip_marks" => Step::StripMarks,
+                "lowercase_chars" => Step::LowercaseChars,
                 other => {
                     return Err(Error::config(format!(
-                        "unknown normalizer step {other:?}; use nfc, nfd, nfkc, nfkd, lowercase, strip_accents, prefix_space"
+                        "unknown normalizer step {other:?}; use nfc, nfd, nfkc, nfkd, lowercase, strip_accents, \
+                         prefix_space, clean_text, cjk_spaces, strip_marks, lowercase_chars"
                     )))
                 }
             });
@@ -64,6 +78,10 @@ impl Normalizer {
                 Step::Lowercase => "lowercase",
                 Step::StripAccents => "strip_accents",
                 Step::PrefixSpace => "prefix_space",
+                Step::CleanText => "clean_text",
+                Step::CjkSpaces => "cjk_spaces",
+                Step::StripMarks => "strip_marks",
+                Step::LowercaseChars => "lowercase_chars",
             })
             .collect();
         if names.is_empty() {
@@ -95,10 +113,47 @@ impl Normalizer {
                     }
                     format!(" {out}")
                 }
+                Step::CleanText => {
+                    let other = crate::charset::other();
+                    out.chars()
+                        .filter(|&c| {
+                            !(c == '\0' || c == '\u{FFFD}' || (!matches!(c, '\t' | '\n' | '\r') && other.contains(c)))
+                        })
+                        .map(|c| if c.is_whitespace() { ' ' } else { c })
+                        .collect()
+                }
+                Step::CjkSpaces => {
+                    if !out.chars().any(is_cjk_ideograph) {
+                        continue;
+                    }
+                    let mut s = String::with_capacity(out.len() + 16);
+                    for c in out.chars() {
+                        if is_cjk_ideograph(c) {
+                            s.push(' ');
+                            s.push(c);
+                            s.push(' ');
+                        } else {
+                            s.push(c);
+                        }
+                    }
+                    s
+                }
+                Step::StripMarks => {
+                    let marks = crate::charset::nonspacing_marks();
+                    out.nfd().filter(|&c| !marks.contains(c)).collect()
+                }
+                Step::LowercaseChars => out.chars().flat_map(char::to_lowercase).collect(),
             });
         }
         out
     }
+}
+
+/// The CJK ideograph blocks BERT puts spaces around.
+fn is_cjk_ideograph(c: char) -> bool {
+    matches!(c as u32,
+        0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0x2A700..=0x2B73F
+        | 0x2B740..=0x2B81F | 0x2B920..=0x2CEAF | 0xF900..=0xFAFF | 0x2F800..=0x2FA1F)
 }
 
 /// For each byte of a normalized text, the byte range of the original text it came from.

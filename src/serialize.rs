@@ -2,16 +2,21 @@
 //! vocabulary listing.
 //!
 //! ```text
-//! {"format": "tokenmill", "version": 1, "normalizer": "none", "pretokenizer": "cl100k",
+//! {"format": "tokenmill", "version": 2, "normalizer": "none", "pretokenizer": "cl100k",
 //!  "special_tokens": [["<|endoftext|>", 0]],
 //!  "model": {"type": "bpe", "byte_level": true, "end_of_word_suffix": null, "unk_token": null,
 //!            "whole_piece_first": false,
 //!            "tokens": [null, "AA==", ...],      // base64 bytes by id; null for specials and gaps
 //!            "merges": [[116, 104], ...]}}       // pairs of ids in rank order
 //! ```
+//!
+//! Version 2 adds the `wordpiece` model (`unk_token`, `continuing_subword_prefix`,
+//! `max_input_chars_per_word`, `decoder_cleanup`) and `model_inputs`; version-1 files load as
+//! they always did, and a file of a newer version is refused rather than half read.
 
 use crate::bpe::{Bpe, BpeOptions};
 use crate::error::{Error, Result};
+use crate::models::wordpiece::WordPiece;
 use crate::normalize::Normalizer;
 use crate::postprocess::ModelInputs;
 use crate::pretokenize::PreTokenizer;
@@ -24,10 +29,10 @@ use std::io::Write;
 use std::path::Path;
 
 pub const FORMAT: &str = "tokenmill";
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 #[derive(Serialize, Deserialize)]
-struct FileV1 {
+struct File {
     format: String,
     version: u32,
     normalizer: String,
@@ -36,7 +41,7 @@ struct FileV1 {
     #[serde(default)]
     pretokenizer_keeps_gaps: bool,
     special_tokens: Vec<(String, u32)>,
-    model: ModelV1,
+    model: FileModel,
     /// Post-processor, truncation and padding, when set.
     #[serde(default, skip_serializing_if = "ModelInputs::is_empty")]
     model_inputs: ModelInputs,
@@ -44,7 +49,7 @@ struct FileV1 {
 
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
-enum ModelV1 {
+enum FileModel {
     Bpe {
         byte_level: bool,
         end_of_word_suffix: Option<String>,
@@ -58,12 +63,24 @@ enum ModelV1 {
         /// `null` for rank-based models (tiktoken): ranks are ids, merges are implied.
         merges: Option<Vec<(u32, u32)>>,
     },
+    WordPiece {
+        tokens: Vec<Option<String>>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        far_tokens: Vec<(u32, String)>,
+        unk_token: String,
+        continuing_subword_prefix: String,
+        max_input_chars_per_word: usize,
+        #[serde(default = "yes")]
+        decoder_cleanup: bool,
+    },
 }
 
-/// The tokenizer as a JSON string.
-pub fn to_json(tok: &Tokenizer) -> String {
-    let Model::Bpe(bpe) = tok.model();
-    let vocab = bpe.vocab();
+fn yes() -> bool {
+    true
+}
+
+/// The ordinary tokens of `vocab` by id (base64), and those far past the rest separately.
+fn token_lists(vocab: &Vocab) -> (Vec<Option<String>>, Vec<(u32, String)>) {
     let mut tokens = vec![None; vocab.dense_len()];
     let mut far_tokens = Vec::new();
     for (id, bytes) in vocab.ordinary() {
@@ -72,8 +89,36 @@ pub fn to_json(tok: &Tokenizer) -> String {
             None => far_tokens.push((id, BASE64.encode(bytes))),
         }
     }
-    let options = bpe.options();
-    let file = FileV1 {
+    (tokens, far_tokens)
+}
+
+/// The tokenizer as a JSON string.
+pub fn to_json(tok: &Tokenizer) -> String {
+    let vocab = tok.vocab();
+    let (tokens, far_tokens) = token_lists(vocab);
+    let model = match tok.model() {
+        Model::Bpe(bpe) => {
+            let options = bpe.options();
+            FileModel::Bpe {
+                byte_level: options.byte_level,
+                end_of_word_suffix: options.end_of_word_suffix.clone(),
+                unk_token: options.unk_token.clone(),
+                whole_piece_first: options.whole_piece_first,
+                tokens,
+                far_tokens,
+                merges: if bpe.is_rank_based() { None } else { Some(bpe.merges().to_vec()) },
+            }
+        }
+        Model::WordPiece(wp) => FileModel::WordPiece {
+            tokens,
+            far_tokens,
+            unk_token: wp.unk_token().to_string(),
+            continuing_subword_prefix: wp.prefix().to_string(),
+            max_input_chars_per_word: wp.max_input_chars_per_word(),
+            decoder_cleanup: wp.cleanup(),
+        },
+    };
+    let file = File {
         format: FORMAT.into(),
         version: VERSION,
         normalizer: tok.normalizer().spec(),
@@ -81,20 +126,33 @@ pub fn to_json(tok: &Tokenizer) -> String {
         pretokenizer_keeps_gaps: tok.pretokenizer().keeps_gaps(),
         special_tokens: vocab.specials().to_vec(),
         model_inputs: tok.inputs.clone(),
-        model: ModelV1::Bpe {
-            byte_level: options.byte_level,
-            end_of_word_suffix: options.end_of_word_suffix.clone(),
-            unk_token: options.unk_token.clone(),
-            whole_piece_first: options.whole_piece_first,
-            tokens,
-            far_tokens,
-            merges: if bpe.is_rank_based() { None } else { Some(bpe.merges().to_vec()) },
-        },
+        model,
     };
     serde_json::to_string(&file).expect("tokenizer serializes")
 }
 
+/// A vocabulary from the token lists of a file and its special tokens.
+fn read_vocab(
+    tokens: &[Option<String>],
+    far_tokens: &[(u32, String)],
+    specials: &[(String, u32)],
+    bad: &dyn Fn(String) -> Error,
+) -> Result<Vocab> {
+    let mut vocab = Vocab::default();
+    let listed = tokens.iter().enumerate().filter_map(|(id, t)| t.as_ref().map(|t| (id as u32, t)));
+    for (id, b64) in listed.chain(far_tokens.iter().map(|(id, t)| (*id, t))) {
+        let bytes = BASE64.decode(b64).map_err(|e| bad(format!("token {id}: bad base64: {e}")))?;
+        vocab.insert(id, &bytes).map_err(|e| bad(e.to_string()))?;
+    }
+    for (text, id) in specials {
+        vocab.push_special(text, Some(*id)).map_err(|e| bad(e.to_string()))?;
+    }
+    Ok(vocab)
+}
+
 /// A tokenizer from the JSON text of a tokenmill file; `path` names the source in errors.
+/// This is the one way a tokenizer is assembled from a description: every importer (tiktoken,
+/// `tokenizer.json`, `vocab.txt`) writes this description and hands it here.
 pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
     let bad = |reason: String| Error::Format { path: path.to_path_buf(), format: "tokenmill tokenizer", reason };
     // Read the header first, so a file of another kind or version gets a message that says so.
@@ -107,32 +165,51 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
     if header.format.as_ref().and_then(|f| f.as_str()) != Some(FORMAT) {
         return Err(bad("no \"format\": \"tokenmill\" header (is it a file of another library?)".into()));
     }
-    if header.version.as_ref().and_then(|v| v.as_u64()) != Some(VERSION as u64) {
-        let found = header.version.map_or("none".to_string(), |v| v.to_string());
-        return Err(bad(format!("format version {found}; this tokenmill reads version {VERSION}")));
+    match header.version.as_ref().and_then(|v| v.as_u64()) {
+        Some(v) if (1..=VERSION as u64).contains(&v) => {}
+        _ => {
+            let found = header.version.map_or("none".to_string(), |v| v.to_string());
+            return Err(bad(format!(
+                "format version {found}; this tokenmill reads versions 1 to {VERSION} (a newer tokenmill wrote it?)"
+            )));
+        }
     }
-    let file: FileV1 = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+    let file: File = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
     let pretokenizer = PreTokenizer::from_spec(&file.pretokenizer).map_err(|e| bad(e.to_string()))?;
     let pretokenizer = if file.pretokenizer_keeps_gaps { pretokenizer.keeping_gaps() } else { pretokenizer };
-    let ModelV1::Bpe { byte_level, end_of_word_suffix, unk_token, whole_piece_first, tokens, far_tokens, merges } =
-        file.model;
-    let mut vocab = Vocab::default();
-    let listed = tokens.iter().enumerate().filter_map(|(id, t)| t.as_ref().map(|t| (id as u32, t)));
-    for (id, b64) in listed.chain(far_tokens.iter().map(|(id, t)| (*id, t))) {
-        let bytes = BASE64.decode(b64).map_err(|e| bad(format!("token {id}: bad base64: {e}")))?;
-        vocab.insert(id, &bytes).map_err(|e| bad(e.to_string()))?;
-    }
-    for (text, id) in &file.special_tokens {
-        vocab.push_special(text, Some(*id)).map_err(|e| bad(e.to_string()))?;
-    }
-    let options = BpeOptions { byte_level, end_of_word_suffix, unk_token, whole_piece_first };
-    let bpe = match merges {
-        Some(merges) => Bpe::from_merges(vocab, merges, options),
-        None => Bpe::from_ranks(vocab, options),
-    }
-    .map_err(|e| bad(e.to_string()))?;
+    let model = match file.model {
+        FileModel::Bpe { byte_level, end_of_word_suffix, unk_token, whole_piece_first, tokens, far_tokens, merges } => {
+            let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &bad)?;
+            let options = BpeOptions { byte_level, end_of_word_suffix, unk_token, whole_piece_first };
+            let bpe = match merges {
+                Some(merges) => Bpe::from_merges(vocab, merges, options),
+                None => Bpe::from_ranks(vocab, options),
+            }
+            .map_err(|e| bad(e.to_string()))?;
+            Model::Bpe(bpe)
+        }
+        FileModel::WordPiece {
+            tokens,
+            far_tokens,
+            unk_token,
+            continuing_subword_prefix,
+            max_input_chars_per_word,
+            decoder_cleanup,
+        } => {
+            let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &bad)?;
+            let model = WordPiece::new(
+                vocab,
+                &unk_token,
+                &continuing_subword_prefix,
+                max_input_chars_per_word,
+                decoder_cleanup,
+            )
+            .map_err(|e| bad(e.to_string()))?;
+            Model::WordPiece(model)
+        }
+    };
     let normalizer = Normalizer::from_spec(&file.normalizer).map_err(|e| bad(e.to_string()))?;
-    let mut tok = Tokenizer::new(normalizer, pretokenizer, Model::Bpe(bpe));
+    let mut tok = Tokenizer::new(normalizer, pretokenizer, model);
     file.model_inputs.check(tok.vocab()).map_err(|e| bad(e.to_string()))?;
     tok.inputs = file.model_inputs;
     Ok(tok)
@@ -197,10 +274,13 @@ pub fn display_token(bytes: &[u8]) -> String {
 
 /// One line per id: `id <TAB> token <TAB> left + right` (the merge that made it, if any).
 pub fn vocab_listing(tok: &Tokenizer) -> String {
-    let Model::Bpe(bpe) = tok.model();
-    let vocab = bpe.vocab();
+    let vocab = tok.vocab();
+    let merges = match tok.model() {
+        Model::Bpe(bpe) => merge_list(bpe),
+        Model::WordPiece(_) => Vec::new(),
+    };
     let mut made_by: rustc_hash::FxHashMap<u32, (u32, u32)> = rustc_hash::FxHashMap::default();
-    for (l, r) in merge_list(bpe) {
+    for (l, r) in merges {
         let mut joined = vocab.token_bytes(l).unwrap_or_default().to_vec();
         joined.extend_from_slice(vocab.token_bytes(r).unwrap_or_default());
         if let Some(id) = vocab.id(&joined) {

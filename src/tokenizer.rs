@@ -2,7 +2,9 @@
 
 use crate::bpe::Bpe;
 use crate::count::WordSplitter;
+use crate::decoder::Decoder;
 use crate::error::{Error, Result};
+use crate::models::wordpiece::WordPiece;
 use crate::normalize::Normalizer;
 use crate::piece_cache;
 use crate::postprocess::ModelInputs;
@@ -11,37 +13,72 @@ use crate::special::{Segment, SpecialTokens};
 use crate::vocab::Vocab;
 use rustc_hash::FxHashSet;
 
-/// The subword model at the heart of a tokenizer. WordPiece and Unigram join BPE here.
+/// The subword model at the heart of a tokenizer; the match happens once per piece, and each
+/// arm is the model's own monomorphic loop.
 #[derive(Debug, Clone)]
 pub enum Model {
     Bpe(Bpe),
+    WordPiece(WordPiece),
 }
 
 impl Model {
     pub fn vocab(&self) -> &Vocab {
         match self {
             Model::Bpe(m) => m.vocab(),
+            Model::WordPiece(m) => m.vocab(),
+        }
+    }
+
+    /// `"bpe"` or `"wordpiece"`.
+    pub fn model_type(&self) -> &'static str {
+        match self {
+            Model::Bpe(_) => "bpe",
+            Model::WordPiece(_) => "wordpiece",
         }
     }
 
     pub(crate) fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
         match self {
             Model::Bpe(m) => m.encode_piece(piece, out),
+            Model::WordPiece(m) => {
+                m.encode_word(piece, out, None);
+                Ok(())
+            }
         }
     }
 
-    /// How many bytes of the (normalized) text token `id` covers, when the token's bytes say so:
-    /// byte-level tokens and characters; an end-of-word suffix covers nothing. `None` for tokens
-    /// that stand for text they do not spell (an unknown-character token).
-    pub fn text_len(&self, id: u32) -> Option<usize> {
+    /// How many bytes of `piece` each of its `ids` covers, when that can be told (`None` for
+    /// tokens that stand for text they do not spell, such as a character-level unknown token).
+    pub fn piece_lens(&self, piece: &str, ids: &[u32]) -> Option<Vec<usize>> {
         match self {
-            Model::Bpe(m) => m.text_len(id),
+            Model::Bpe(m) => ids.iter().map(|&id| m.text_len(id)).collect(),
+            Model::WordPiece(m) => {
+                if ids == [m.unk_id()] {
+                    return Some(vec![piece.len()]);
+                }
+                let prefix = m.prefix().len();
+                ids.iter()
+                    .enumerate()
+                    .map(|(i, &id)| {
+                        let len = m.vocab().token_bytes(id).ok()?.len();
+                        Some(if i == 0 { len } else { len.checked_sub(prefix)? })
+                    })
+                    .collect()
+            }
         }
     }
 
-    fn decode_token(&self, id: u32, suffix_replacement: &str, out: &mut Vec<u8>) -> Result<bool> {
+    /// The decoder that suits this model, given how the text was pre-tokenized.
+    fn decoder(&self, pretokenizer: &PreTokenizer) -> Decoder {
         match self {
-            Model::Bpe(m) => m.decode_token(id, suffix_replacement, out),
+            Model::Bpe(m) => match &m.options().end_of_word_suffix {
+                Some(suffix) => Decoder::Suffix {
+                    suffix: suffix.clone(),
+                    replacement: if pretokenizer.pieces_keep_whitespace() { "" } else { " " },
+                },
+                None => Decoder::Bytes,
+            },
+            Model::WordPiece(m) => Decoder::WordPiece { prefix: m.prefix().to_string(), cleanup: m.cleanup() },
         }
     }
 }
@@ -89,11 +126,9 @@ pub struct Tokenizer {
     pub(crate) splitter: WordSplitter,
     /// Shared, so that a copy with other model-input settings costs no copy of the vocabulary.
     pub(crate) model: std::sync::Arc<Model>,
-    /// What an end-of-word suffix turns into when decoding: a space where pre-tokenization
-    /// dropped the whitespace, nothing where pieces kept it. Chosen from the vocabulary and the
-    /// pre-tokenizer together, never from the pre-tokenizer's name alone; byte-level
-    /// vocabularies have no suffix and decode to their bytes, whatever the pattern.
-    suffix_replacement: &'static str,
+    /// How ids become text: chosen by the model (and, for an end-of-word suffix, whether the
+    /// pieces kept their whitespace), never by the pre-tokenizer's name alone.
+    decoder: Decoder,
     /// Names this tokenizer's tables in the per-thread piece cache (a clone shares them: same
     /// model, same ids).
     pub(crate) cache_owner: u64,
@@ -104,11 +139,11 @@ pub struct Tokenizer {
 impl Tokenizer {
     pub fn new(normalizer: Normalizer, pretokenizer: PreTokenizer, model: Model) -> Self {
         let specials = SpecialTokens::new(model.vocab().specials());
-        let suffix_replacement = if pretokenizer.pieces_keep_whitespace() { "" } else { " " };
+        let decoder = model.decoder(&pretokenizer);
         Tokenizer {
             splitter: WordSplitter { normalizer, pretokenizer, specials },
             model: std::sync::Arc::new(model),
-            suffix_replacement,
+            decoder,
             cache_owner: piece_cache::next_owner_id(),
             inputs: ModelInputs::default(),
         }
@@ -248,34 +283,23 @@ impl Tokenizer {
 
     /// The bytes that `ids` stand for.
     pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
-        let mut out = Vec::with_capacity(ids.len() * 4);
-        let mut replaced_last = false;
-        for &id in ids {
-            replaced_last = self.model.decode_token(id, self.suffix_replacement, &mut out)?;
+        if self.decoder == Decoder::Bytes {
+            let vocab = self.vocab();
+            let mut out = Vec::with_capacity(ids.len() * 4);
+            for &id in ids {
+                out.extend_from_slice(vocab.token_bytes(id)?);
+            }
+            return Ok(out);
         }
-        // A suffix that became a space ends the text with a space that was never there.
-        if replaced_last && !self.suffix_replacement.is_empty() {
-            out.truncate(out.len() - self.suffix_replacement.len());
-        }
-        Ok(out)
+        Ok(self.decode_parts(ids, true, false)?.concat())
     }
 
     /// What each id contributes to `decode_bytes(ids)`: the parts concatenate to it exactly.
     /// With `trim_end` false the last part keeps the space an end-of-word suffix stands for
-    /// (what it contributes when more ids follow: streaming decoders hold it back).
-    pub fn decode_parts(&self, ids: &[u32], trim_end: bool) -> Result<Vec<Vec<u8>>> {
-        let mut parts = Vec::with_capacity(ids.len());
-        let mut replaced_last = false;
-        for &id in ids {
-            let mut part = Vec::new();
-            replaced_last = self.model.decode_token(id, self.suffix_replacement, &mut part)?;
-            parts.push(part);
-        }
-        let trim = trim_end && replaced_last && !self.suffix_replacement.is_empty();
-        if let (true, Some(last)) = (trim, parts.last_mut()) {
-            last.truncate(last.len() - self.suffix_replacement.len());
-        }
-        Ok(parts)
+    /// (what it contributes when more ids follow); with `follows`, the ids continue earlier
+    /// ones (WordPiece then puts a space before the first). Streaming decoders use both.
+    pub fn decode_parts(&self, ids: &[u32], trim_end: bool, follows: bool) -> Result<Vec<Vec<u8>>> {
+        self.decoder.parts(self.vocab(), ids, follows, trim_end)
     }
 
     /// The pieces the pre-tokenizer cuts `text` into (after normalization).

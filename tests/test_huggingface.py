@@ -148,10 +148,15 @@ def test_export_of_trained_vocabulary(tmp_path: Path, stdlib_text: str, multilin
 
 
 def test_unsupported_and_broken_files(tmp_path: Path) -> None:
+    unigram = HFTokenizer(models.Unigram([("[UNK]", 0.0), ("a", -1.0)], unk_id=0))
+    ug = tmp_path / "ug.json"
+    unigram.save(str(ug))
+    with pytest.raises(tokenmill.FormatError, match="ug.json: model type 'Unigram' is not BPE"):
+        tokenmill.Tokenizer.from_huggingface(ug)
     wordpiece = HFTokenizer(models.WordPiece({"[UNK]": 0, "a": 1}, unk_token="[UNK]"))
     wp = tmp_path / "wp.json"
     wordpiece.save(str(wp))
-    with pytest.raises(tokenmill.FormatError, match="wp.json: model type 'WordPiece' is not BPE"):
+    with pytest.raises(tokenmill.FormatError, match="wp.json: pre-tokenizer None with WordPiece is not supported"):
         tokenmill.Tokenizer.from_huggingface(wp)
     broken = tmp_path / "broken.json"
     broken.write_text('{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [')

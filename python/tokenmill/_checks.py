@@ -23,6 +23,7 @@ U64_MAX = 2**64 - 1
 
 # Every name the Rust pre-tokenizer takes for a preset (src/pretokenize/mod.rs, `from_spec`).
 PRESET_NAMES = (
+    "bert",
     "gpt2",
     "r50k",
     "r50k_base",
@@ -94,7 +95,7 @@ def pattern(value: str) -> str:
         hint = f' (preset names are lowercase: "{lower}")' if lower in PRESET_NAMES else ""
         raise _core.PatternError(
             f'bad pattern "{value}": unknown preset{hint}; use gpt2, r50k_base, p50k_base, cl100k, '
-            "cl100k_base, o200k, o200k_base, whitespace, none or a regex"
+            "cl100k_base, o200k, o200k_base, bert, whitespace, none or a regex"
         )
     return value
 

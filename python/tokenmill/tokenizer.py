@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from tokenmill import _checks, _core
@@ -15,6 +16,8 @@ if TYPE_CHECKING:
     from tokenmill.streaming import DecodeStream
 
 SpecialArg = Union[Literal["all"], Collection[str]]
+# The default of the special-token arguments (resolved per model in `_special_args`).
+_DEFAULT: Any = frozenset(["<tokenmill: default>"])
 
 
 def _without_surrogates(text: str) -> str:
@@ -121,19 +124,92 @@ class Tokenizer:
 
     @classmethod
     def from_huggingface(cls, path: str | os.PathLike[str]) -> Tokenizer:
-        """Loads a byte-level BPE `tokenizer.json` (GPT-2 style vocabulary and merges, `Split`
-        and `ByteLevel` pre-tokenizers, added tokens). Added tokens become special tokens: pass
-        ``allowed_special="all"`` to `encode` to match them as Hugging Face does."""
+        """Loads a `tokenizer.json`: byte-level BPE (GPT-2 style vocabulary and merges, `Split`
+        and `ByteLevel` pre-tokenizers) or WordPiece (BERT), with added tokens, post-processor,
+        truncation and padding. Added tokens become special tokens: pass
+        ``allowed_special="all"`` to `encode` to match them as Hugging Face does (WordPiece
+        tokenizers match them by default)."""
         from tokenmill.formats import huggingface as hf
+        from tokenmill.formats import wordpiece
 
+        p = Path(path)
+        data = hf.read_json(p)
+        if isinstance(data, dict) and isinstance(data.get("model"), dict) and data["model"].get("type") == "WordPiece":
+            return cls(wordpiece.read_tokenizer_json(data, str(p)))
         return cls._from_parts(hf.read_tokenizer_json(path))
 
     def to_huggingface(self, path: str | os.PathLike[str]) -> None:
         """Writes a `tokenizer.json` that `tokenizers.Tokenizer.from_file` (and
         `transformers.PreTrainedTokenizerFast`) load and encode identically."""
         from tokenmill.formats import huggingface as hf
+        from tokenmill.formats import wordpiece
 
-        hf.write_tokenizer_json(path, self._core)
+        if self.model_type == "wordpiece":
+            wordpiece.write_tokenizer_json(path, self._core)
+        else:
+            hf.write_tokenizer_json(path, self._core)
+
+    @classmethod
+    def from_wordpiece_vocab(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        lowercase: bool = True,
+        strip_accents: bool | None = None,
+        clean_text: bool = True,
+        handle_chinese_chars: bool = True,
+        unk_token: str = "[UNK]",
+        special_tokens: Sequence[str] = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"),
+        continuing_subword_prefix: str = "##",
+        max_input_chars_per_word: int = 100,
+    ) -> Tokenizer:
+        """Loads a BERT `vocab.txt` (line number = id) with BERT's normalizer (`lowercase`;
+        accents stripped when lowercasing unless `strip_accents` says otherwise), pre-tokenizer
+        and `[CLS] $A [SEP]` / `[CLS] $A [SEP] $B:1 [SEP]:1` template. The special tokens present
+        in the vocabulary are matched in text (`[MASK]` encodes as itself).
+
+        >>> tok = Tokenizer.from_wordpiece_vocab("vocab.txt")     # doctest: +SKIP
+        >>> tok.tokenize("unaffable")                              # doctest: +SKIP
+        ['una', '##ffa', '##ble']
+        """
+        from tokenmill.formats import wordpiece
+
+        _checks.flag("lowercase", lowercase)
+        _checks.flag("strip_accents", strip_accents, optional=True)
+        _checks.text("unk_token", unk_token, nonempty=True)
+        _checks.text("continuing_subword_prefix", continuing_subword_prefix, nonempty=True)
+        _checks.count("max_input_chars_per_word", max_input_chars_per_word, minimum=1)
+        core = wordpiece.from_vocab_txt(
+            path,
+            lowercase=lowercase,
+            strip_accents=strip_accents,
+            clean_text=_checks.flag("clean_text", clean_text),
+            handle_chinese_chars=_checks.flag("handle_chinese_chars", handle_chinese_chars),
+            unk_token=unk_token,
+            special_tokens=_checks.texts("special_tokens", special_tokens),
+            prefix=continuing_subword_prefix,
+            max_input_chars_per_word=max_input_chars_per_word,
+        )
+        return cls(core)
+
+    def save_vocab_txt(self, path: str | os.PathLike[str]) -> None:
+        """Writes a WordPiece vocabulary as BERT's `vocab.txt` (one token per line)."""
+        from tokenmill.formats import wordpiece
+
+        if self.model_type != "wordpiece":
+            raise _core.ConfigError("vocab.txt holds WordPiece vocabularies; this tokenizer is BPE")
+        wordpiece.write_vocab_txt(path, self._core)
+
+    @property
+    def model_type(self) -> str:
+        """`"bpe"` or `"wordpiece"`."""
+        return self._core.model_type
+
+    def model_config(self) -> dict[str, Any]:
+        """The model's options (not its vocabulary), e.g. ``{"type": "wordpiece", "unk_token": ...}``."""
+        import json
+
+        return json.loads(self._core.model_config_json())
 
     @classmethod
     def from_gpt2(cls, vocab_path: str | os.PathLike[str], merges_path: str | os.PathLike[str]) -> Tokenizer:
@@ -214,8 +290,8 @@ class Tokenizer:
         self,
         text: str,
         *,
-        allowed_special: SpecialArg = frozenset(),
-        disallowed_special: SpecialArg = "all",
+        allowed_special: SpecialArg = _DEFAULT,  # type: ignore[assignment]
+        disallowed_special: SpecialArg = _DEFAULT,  # type: ignore[assignment]
     ) -> list[int]:
         """Encodes `text` with tiktoken's special-token rules.
 
@@ -236,7 +312,15 @@ class Tokenizer:
         self, text: str, allowed: SpecialArg | None, disallowed: SpecialArg | None
     ) -> tuple[SpecialArg, SpecialArg]:
         """Checks the special-token arguments as tiktoken does. `None` means none. A string named
-        in `disallowed_special` that is not a special token still may not appear in the text."""
+        in `disallowed_special` that is not a special token still may not appear in the text.
+        Not given: tiktoken's defaults (none allowed, all disallowed) — except for WordPiece,
+        whose users expect `[MASK]` in text to be `[MASK]` (all allowed)."""
+        if allowed is _DEFAULT or disallowed is _DEFAULT:
+            bert = self._core.model_type == "wordpiece"
+            if allowed is _DEFAULT:
+                allowed = "all" if bert else frozenset()
+            if disallowed is _DEFAULT:
+                disallowed = frozenset() if bert else "all"
         allowed = frozenset() if allowed is None else allowed
         disallowed = frozenset() if disallowed is None else disallowed
         for name, value in (("allowed_special", allowed), ("disallowed_special", disallowed)):
@@ -269,8 +353,8 @@ class Tokenizer:
         texts: Sequence[str],
         *,
         num_threads: int | None = None,
-        allowed_special: SpecialArg = frozenset(),
-        disallowed_special: SpecialArg = "all",
+        allowed_special: SpecialArg = _DEFAULT,  # type: ignore[assignment]
+        disallowed_special: SpecialArg = _DEFAULT,  # type: ignore[assignment]
     ) -> list[list[int]]:
         """Encodes many texts on `num_threads` Rust threads (all cores by default), GIL released."""
         if isinstance(texts, (str, bytes)) or not isinstance(texts, Iterable):
@@ -293,8 +377,8 @@ class Tokenizer:
         self,
         text: str,
         *,
-        allowed_special: SpecialArg = frozenset(),
-        disallowed_special: SpecialArg = "all",
+        allowed_special: SpecialArg = _DEFAULT,  # type: ignore[assignment]
+        disallowed_special: SpecialArg = _DEFAULT,  # type: ignore[assignment]
     ) -> np.ndarray[Any, np.dtype[np.uint32]]:
         """`encode` into a numpy `uint32` array, with no Python list in between (needs numpy)."""
         import numpy as np
@@ -625,8 +709,11 @@ class Tokenizer:
         return (_from_json, (self._core.to_json(),))
 
     def __repr__(self) -> str:
-        kind = "byte-level" if self.byte_level else "char-level"
-        return f"<tokenmill.Tokenizer {kind} BPE, {self.vocab_size} tokens, pattern={self.pattern!r}>"
+        if self.model_type == "wordpiece":
+            kind = "WordPiece"
+        else:
+            kind = ("byte-level" if self.byte_level else "char-level") + " BPE"
+        return f"<tokenmill.Tokenizer {kind}, {self.vocab_size} tokens, pattern={self.pattern!r}>"
 
 
 _MAX_ID = 2**32 - 2

@@ -162,23 +162,4 @@ impl Bpe {
             _ => Some(bytes.len()),
         }
     }
-
-    /// Appends the bytes that token `id` stands for in decoded text: the end-of-word suffix
-    /// becomes `suffix_replacement` (a space when pieces dropped their whitespace). Returns
-    /// whether the suffix was replaced.
-    #[inline]
-    pub fn decode_token(&self, id: u32, suffix_replacement: &str, out: &mut Vec<u8>) -> Result<bool> {
-        let bytes = self.vocab.token_bytes(id)?;
-        if let Some(suffix) = &self.options.end_of_word_suffix {
-            if let Some(stem) = bytes.strip_suffix(suffix.as_bytes()) {
-                if !self.vocab.is_special(id) {
-                    out.extend_from_slice(stem);
-                    out.extend_from_slice(suffix_replacement.as_bytes());
-                    return Ok(true);
-                }
-            }
-        }
-        out.extend_from_slice(bytes);
-        Ok(false)
-    }
 }

@@ -16,10 +16,18 @@ pub struct WordPiece {
     /// The longest token, in bytes without the prefix: no candidate longer than this is looked
     /// up, so a long word costs its length times this, not its length squared.
     longest: usize,
+    /// Whether decoding removes the space before punctuation and contractions.
+    cleanup: bool,
 }
 
 impl WordPiece {
-    pub fn new(vocab: Vocab, unk_token: &str, prefix: &str, max_input_chars_per_word: usize) -> Result<Self> {
+    pub fn new(
+        vocab: Vocab,
+        unk_token: &str,
+        prefix: &str,
+        max_input_chars_per_word: usize,
+        cleanup: bool,
+    ) -> Result<Self> {
         let unk_id = vocab
             .any_id(unk_token.as_bytes())
             .ok_or_else(|| Error::config(format!("unk_token {unk_token:?} is not in the vocabulary")))?;
@@ -35,6 +43,7 @@ impl WordPiece {
             prefix: prefix.to_string(),
             max_input_chars_per_word,
             longest,
+            cleanup,
         })
     }
 
@@ -56,6 +65,10 @@ impl WordPiece {
 
     pub fn max_input_chars_per_word(&self) -> usize {
         self.max_input_chars_per_word
+    }
+
+    pub fn cleanup(&self) -> bool {
+        self.cleanup
     }
 
     /// Appends the ids of one word, and (if given) how many bytes of the word each covers.
@@ -126,7 +139,7 @@ mod tests {
         for t in tokens {
             v.push(t.as_bytes());
         }
-        WordPiece::new(v, "[UNK]", "##", 100).unwrap()
+        WordPiece::new(v, "[UNK]", "##", 100, true).unwrap()
     }
 
     fn pieces(m: &WordPiece, word: &str) -> Vec<String> {

@@ -140,8 +140,7 @@ impl Tokenizer {
                                 }
                                 let piece_start = piece.as_ptr() as usize - normalized.as_ptr() as usize;
                                 let piece_end = piece_start + piece.len();
-                                let lens: Option<Vec<usize>> =
-                                    ids[first..].iter().map(|&id| self.model.text_len(id)).collect();
+                                let lens = self.model.piece_lens(piece, &ids[first..]);
                                 match lens.filter(|l| l.iter().sum::<usize>() == piece.len()) {
                                     Some(lens) => {
                                         let mut at = piece_start;

@@ -21,7 +21,8 @@ pub const O200K_PATTERN: &str = concat!(
 );
 
 /// Every name `from_spec` takes for a preset.
-pub const PRESET_NAMES: [&str; 12] = [
+pub const PRESET_NAMES: [&str; 13] = [
+    "bert",
     "gpt2",
     "r50k",
     "r50k_base",
@@ -42,6 +43,8 @@ pub enum PreTokenizer {
     Cl100k,
     O200k,
     Whitespace,
+    /// BERT's: split on whitespace (dropped) and around every punctuation character.
+    Bert,
     None,
     /// Matches are pieces; with `keep_gaps`, so is the text between matches (Hugging Face's
     /// `Split` with `Isolated`); without, that text is dropped (tiktoken).
@@ -62,6 +65,7 @@ impl PreTokenizer {
             "cl100k" | "cl100k_base" => PreTokenizer::Cl100k,
             "o200k" | "o200k_base" => PreTokenizer::O200k,
             "whitespace" => PreTokenizer::Whitespace,
+            "bert" => PreTokenizer::Bert,
             "none" => PreTokenizer::None,
             _ if !spec.is_empty() && spec.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => {
                 let lower = spec.to_ascii_lowercase();
@@ -73,7 +77,7 @@ impl PreTokenizer {
                 return Err(Error::Pattern {
                     pattern: spec.to_string(),
                     reason: format!(
-                        "unknown preset{hint}; use gpt2, r50k_base, p50k_base, cl100k, cl100k_base, o200k, o200k_base, whitespace, none or a regex"
+                        "unknown preset{hint}; use gpt2, r50k_base, p50k_base, cl100k, cl100k_base, o200k, o200k_base, bert, whitespace, none or a regex"
                     ),
                 });
             }
@@ -93,6 +97,7 @@ impl PreTokenizer {
             PreTokenizer::Cl100k => "cl100k",
             PreTokenizer::O200k => "o200k",
             PreTokenizer::Whitespace => "whitespace",
+            PreTokenizer::Bert => "bert",
             PreTokenizer::None => "none",
             PreTokenizer::Regex { pattern, .. } => pattern,
         }
@@ -116,7 +121,7 @@ impl PreTokenizer {
             PreTokenizer::Gpt2 => Some(GPT2_PATTERN),
             PreTokenizer::Cl100k => Some(CL100K_PATTERN),
             PreTokenizer::O200k => Some(O200K_PATTERN),
-            PreTokenizer::Whitespace | PreTokenizer::None => None,
+            PreTokenizer::Whitespace | PreTokenizer::Bert | PreTokenizer::None => None,
             PreTokenizer::Regex { pattern, .. } => Some(pattern),
         }
     }
@@ -138,7 +143,7 @@ impl PreTokenizer {
     /// ends without standing for a space). A user regex keeps it when it can match a space.
     pub fn pieces_keep_whitespace(&self) -> bool {
         match self {
-            PreTokenizer::Whitespace => false,
+            PreTokenizer::Whitespace | PreTokenizer::Bert => false,
             PreTokenizer::Regex { regex, keep_gaps: false, .. } => regex.is_match(" ").unwrap_or(false),
             _ => true,
         }
@@ -173,6 +178,27 @@ impl PreTokenizer {
                         }
                         (false, None) => start = Some(i),
                         _ => {}
+                    }
+                }
+                if let Some(s) = start {
+                    f(&text[s..])?;
+                }
+                return Ok(());
+            }
+            PreTokenizer::Bert => {
+                let punctuation = crate::charset::punctuation();
+                let mut start = None;
+                for (i, c) in text.char_indices() {
+                    let (space, punct) = (c.is_whitespace(), punctuation.contains(c));
+                    if space || punct {
+                        if let Some(s) = start.take() {
+                            f(&text[s..i])?;
+                        }
+                        if punct {
+                            f(&text[i..i + c.len_utf8()])?;
+                        }
+                    } else if start.is_none() {
+                        start = Some(i);
                     }
                 }
                 if let Some(s) = start {

@@ -62,9 +62,16 @@ impl CoreTokenizer {
         }
     }
 
-    pub(crate) fn bpe(&self) -> &Bpe {
-        let Model::Bpe(bpe) = self.inner.model();
-        bpe
+    /// The BPE model, if this tokenizer's model is BPE.
+    pub(crate) fn bpe(&self) -> Option<&Bpe> {
+        match self.inner.model() {
+            Model::Bpe(bpe) => Some(bpe),
+            _ => None,
+        }
+    }
+
+    fn bpe_option(&self, f: impl Fn(&BpeOptions) -> bool) -> bool {
+        self.bpe().is_some_and(|b| f(b.options()))
     }
 
     /// Encodes without the GIL. A long text is encoded with a check for Ctrl-C every megabyte
@@ -113,10 +120,9 @@ impl CoreTokenizer {
 
     /// Byte-level BPE over raw bytes as one piece: no normalization, no pre-tokenization.
     fn encode_piece_bytes<'py>(&self, py: Python<'py>, piece: &[u8]) -> PyResult<Bound<'py, PyList>> {
-        let bpe = self.bpe();
-        if !bpe.options().byte_level {
-            return Err(to_py(crate::Error::config("encoding raw bytes needs a byte-level vocabulary")));
-        }
+        let Some(bpe) = self.bpe().filter(|b| b.options().byte_level) else {
+            return Err(to_py(crate::Error::config("encoding raw bytes needs a byte-level BPE vocabulary")));
+        };
         let mut ids = Vec::with_capacity(piece.len() / 2);
         py.detach(|| bpe.encode_bytes(piece, &mut ids));
         self.id_list(py, &ids)
@@ -124,9 +130,16 @@ impl CoreTokenizer {
 
     /// What each id contributes to the decoded bytes (the parts concatenate to `decode_bytes`);
     /// `trim_end=False` keeps the space a final end-of-word suffix stands for.
-    #[pyo3(signature = (ids, trim_end=true))]
-    fn decode_parts<'py>(&self, py: Python<'py>, ids: Vec<u32>, trim_end: bool) -> PyResult<Vec<Bound<'py, PyBytes>>> {
-        let parts = py.detach(|| self.inner.decode_parts(&ids, trim_end)).map_err(to_py)?;
+    /// With `follows=True` the ids continue earlier ones (a stream).
+    #[pyo3(signature = (ids, trim_end=true, follows=false))]
+    fn decode_parts<'py>(
+        &self,
+        py: Python<'py>,
+        ids: Vec<u32>,
+        trim_end: bool,
+        follows: bool,
+    ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let parts = py.detach(|| self.inner.decode_parts(&ids, trim_end, follows)).map_err(to_py)?;
         Ok(parts.iter().map(|p| PyBytes::new(py, p)).collect())
     }
 
@@ -245,7 +258,9 @@ impl CoreTokenizer {
     /// Merges in rank order as token bytes (implied by the ranks for tiktoken vocabularies).
     fn merges<'py>(&self, py: Python<'py>) -> PyResult<Vec<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)>> {
         let vocab = self.inner.vocab();
-        serialize::merge_list(self.bpe())
+        self.bpe()
+            .map(serialize::merge_list)
+            .unwrap_or_default()
             .into_iter()
             .map(|(l, r)| {
                 Ok((
@@ -258,7 +273,7 @@ impl CoreTokenizer {
 
     /// Merges in rank order as pairs of ids.
     fn merge_ids(&self) -> Vec<(u32, u32)> {
-        serialize::merge_list(self.bpe())
+        self.bpe().map(serialize::merge_list).unwrap_or_default()
     }
 
     /// Ids as little-endian u32 bytes (for `encode_to_numpy`, without a list in between).
@@ -324,14 +339,36 @@ impl CoreTokenizer {
         .map_err(to_py)
     }
 
+    /// `"bpe"` or `"wordpiece"`.
+    #[getter]
+    fn model_type(&self) -> &'static str {
+        self.inner.model().model_type()
+    }
+
+    /// The model's options (not its tokens) as JSON: what `model_config()` shows in Python.
+    fn model_config_json(&self) -> String {
+        let config = match self.inner.model() {
+            Model::Bpe(b) => {
+                let o = b.options();
+                serde_json::json!({"type": "bpe", "byte_level": o.byte_level,
+                    "end_of_word_suffix": o.end_of_word_suffix, "unk_token": o.unk_token,
+                    "whole_piece_first": o.whole_piece_first, "rank_based": b.is_rank_based()})
+            }
+            Model::WordPiece(w) => serde_json::json!({"type": "wordpiece", "unk_token": w.unk_token(),
+                "continuing_subword_prefix": w.prefix(),
+                "max_input_chars_per_word": w.max_input_chars_per_word(), "decoder_cleanup": w.cleanup()}),
+        };
+        config.to_string()
+    }
+
     #[getter]
     fn is_rank_based(&self) -> bool {
-        self.bpe().is_rank_based()
+        self.bpe().is_some_and(Bpe::is_rank_based)
     }
 
     #[getter]
     fn whole_piece_first(&self) -> bool {
-        self.bpe().options().whole_piece_first
+        self.bpe_option(|o| o.whole_piece_first)
     }
 
     #[getter]
@@ -365,17 +402,20 @@ impl CoreTokenizer {
 
     #[getter]
     fn byte_level(&self) -> bool {
-        self.bpe().options().byte_level
+        self.bpe_option(|o| o.byte_level)
     }
 
     #[getter]
     fn end_of_word_suffix(&self) -> Option<String> {
-        self.bpe().options().end_of_word_suffix.clone()
+        self.bpe().and_then(|b| b.options().end_of_word_suffix.clone())
     }
 
     #[getter]
     fn unk_token(&self) -> Option<String> {
-        self.bpe().options().unk_token.clone()
+        match self.inner.model() {
+            Model::Bpe(b) => b.options().unk_token.clone(),
+            Model::WordPiece(w) => Some(w.unk_token().to_string()),
+        }
     }
 
     fn pre_tokenize(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<String>> {

@@ -278,7 +278,14 @@ pub fn train_bpe(
     };
     // A shared handle, not a copy: the table is copied only if the counter changes meanwhile.
     let counts = counter.counts.lock().expect("counter lock").clone();
-    let base_model = base.as_ref().map(|b| b.bpe().clone());
+    let base_model = match &base {
+        Some(b) => Some(
+            b.bpe()
+                .ok_or_else(|| to_py(Error::config("continued training needs a BPE tokenizer as its base")))?
+                .clone(),
+        ),
+        None => None,
+    };
     let model = detach_reporting(py, progress.as_ref(), |notify| {
         let mut report = |p: TrainProgress| notify(&[p.merges_done, p.merges_total]);
         match &base_model {

@@ -47,7 +47,7 @@ def text_to_token(text: str, where: str) -> bytes:
         ) from None
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
     try:
         with open(path, encoding="utf-8") as f:
             return json.load(f)
@@ -128,7 +128,7 @@ def _pre_tokenizer(node: Any, where: str) -> tuple[str, bool, bool]:
 def read_tokenizer_json(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The parts of a byte-level BPE `tokenizer.json`, ready for `CoreTokenizer.from_parts`."""
     p = Path(path)
-    data = _read_json(p)
+    data = read_json(p)
     if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
         raise _core.FormatError(f"{p}: not a Hugging Face tokenizer.json (no model)")
     model = data["model"]
@@ -169,7 +169,7 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> dict[str, Any]:
 def read_gpt2_files(vocab_path: str | os.PathLike[str], merges_path: str | os.PathLike[str]) -> dict[str, Any]:
     """The parts of GPT-2's `vocab.json` + `merges.txt` (byte-level, GPT-2 pattern)."""
     vp, mp = Path(vocab_path), Path(merges_path)
-    vocab = _read_json(vp)
+    vocab = read_json(vp)
     if not isinstance(vocab, dict) or not all(isinstance(i, int) for i in vocab.values()):
         raise _core.FormatError(f"{vp}: not a GPT-2 vocab.json (expected token → id)")
     try:
