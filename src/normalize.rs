@@ -186,9 +186,27 @@ impl Normalizer {
             .map(|(i, _)| i)
             .chain(std::iter::once(text.len()));
         for end in boundaries {
-            let part = steps.apply(&text[start..end]);
+            let segment = &text[start..end];
+            let part = steps.apply(segment);
             out.push_str(&part);
-            align.extend(std::iter::repeat_n((start as u32, end as u32), part.len()));
+            // Finer still where the stretch normalizes character by character (accents
+            // stripped, say): each output byte then maps to its own character.
+            let by_char: Vec<(usize, Cow<str>)> = if segment.chars().nth(1).is_some() {
+                segment.char_indices().map(|(i, c)| (i, steps.apply(&segment[i..i + c.len_utf8()]))).collect()
+            } else {
+                Vec::new()
+            };
+            if !by_char.is_empty()
+                && by_char.iter().map(|(_, p)| p.len()).sum::<usize>() == part.len()
+                && by_char.iter().map(|(_, p)| p.as_ref()).collect::<String>() == *part
+            {
+                for (i, piece) in &by_char {
+                    let c_end = start + i + segment[*i..].chars().next().map_or(0, char::len_utf8);
+                    align.extend(std::iter::repeat_n(((start + i) as u32, c_end as u32), piece.len()));
+                }
+            } else {
+                align.extend(std::iter::repeat_n((start as u32, end as u32), part.len()));
+            }
             start = end;
         }
         if out != *whole {
