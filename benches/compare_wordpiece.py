@@ -42,8 +42,8 @@ def main() -> None:
         for d in docs[:200]:
             assert tok.encode(d) == hf.encode(d, add_special_tokens=False).ids
         runs = {
-            "tokenmill": lambda: [tok.encode(d) for d in docs],
-            "tokenizers": lambda: [hf.encode(d, add_special_tokens=False).ids for d in docs],
+            "tokenmill": lambda docs=docs: [tok.encode(d) for d in docs],
+            "tokenizers": lambda docs=docs: [hf.encode(d, add_special_tokens=False).ids for d in docs],
         }
         best: dict[str, float] = {}
         for _ in range(args.rounds):
