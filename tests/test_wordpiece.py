@@ -159,3 +159,20 @@ def test_version_1_files_still_load() -> None:
     # The ids the version-1 tokenmill gave when it wrote the file.
     expected = [117, 259, 264, 98, 123, 122, 275, 0, 279, 267, 158, 178, 229, 187, 173, 258, 170, 33, 58, 58, 58]
     assert tok.encode(text, allowed_special="all") == expected
+
+
+def test_call_equals_transformers_bert(bert_dir: Path, uncased) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+    from transformers import BertTokenizerFast
+
+    fast = BertTokenizerFast.from_pretrained(str(bert_dir))
+    tok, _ = uncased
+    texts = [HARD_TEXTS[0], HARD_TEXTS[1] * 3, "x"]
+    assert tok(texts) == dict(fast(texts))
+    assert tok(texts[0], texts[1]) == dict(fast(texts[0], texts[1]))
+    kwargs = dict(padding=True, truncation=True, max_length=16, stride=4, return_overflowing_tokens=True)
+    kwargs.update(return_offsets_mapping=True)
+    ours, theirs = tok(texts, return_tensors="np", **kwargs), fast(texts, return_tensors="np", **kwargs)
+    assert sorted(ours) == sorted(theirs)
+    for key in theirs:
+        assert np.array_equal(ours[key], theirs[key]), key
