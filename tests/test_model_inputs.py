@@ -15,6 +15,9 @@ from tokenizers import decoders, models, pre_tokenizers, processors, trainers
 import tokenmill
 
 SPECIALS = ["<s>", "</s>", "<pad>", "<|endoftext|>"]
+# As the other comparisons with Hugging Face: its character tables differ from ours on
+# unassigned code points.
+ASSIGNED = st.characters(exclude_categories=("Cs", "Cn"))
 
 
 @pytest.fixture(scope="module")
@@ -144,7 +147,7 @@ def test_truncation_with_stride_and_padding(pair_of, processor: str, strategy: s
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.text(max_size=60), st.text(max_size=30))
+@given(st.text(max_size=60, alphabet=ASSIGNED), st.text(max_size=30, alphabet=ASSIGNED))
 def test_generated_text_with_template_and_windows(pair_of, a: str, b: str) -> None:  # type: ignore[no-untyped-def]
     tok, hf = fresh_cached(pair_of)
     assert fields(tok.encode_for_model(a, b)) == fields(hf.encode(a, b))
