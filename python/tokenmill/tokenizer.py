@@ -38,12 +38,14 @@ class Tokenizer:
     'hello world'
     """
 
-    __slots__ = ("_core", "_call_cores")
+    __slots__ = ("_core", "_call_cores", "_chat")
 
-    def __init__(self, core: _core.CoreTokenizer) -> None:
+    def __init__(self, core: _core.CoreTokenizer, chat: dict[str, Any] | None = None) -> None:
         self._core = core
         # Cores with the settings of recent `tokenizer(...)` calls (they share the vocabulary).
         self._call_cores: dict[str, _core.CoreTokenizer] = {}
+        # The chat template and the special-token names it uses (bos_token, eos_token, ...).
+        self._chat: dict[str, Any] = dict(chat or {})
 
     # -- files -------------------------------------------------------------------------------
     @classmethod
@@ -129,14 +131,19 @@ class Tokenizer:
         truncation and padding. Added tokens become special tokens: pass
         ``allowed_special="all"`` to `encode` to match them as Hugging Face does (WordPiece
         tokenizers match them by default)."""
+        from tokenmill.chat import read_tokenizer_config
         from tokenmill.formats import huggingface as hf
         from tokenmill.formats import wordpiece
 
         p = Path(path)
         data = hf.read_json(p)
         if isinstance(data, dict) and isinstance(data.get("model"), dict) and data["model"].get("type") == "WordPiece":
-            return cls(wordpiece.read_tokenizer_json(data, str(p)))
-        return cls._from_parts(hf.read_tokenizer_json(path))
+            tok = cls(wordpiece.read_tokenizer_json(data, str(p)))
+        else:
+            tok = cls._from_parts(hf.read_tokenizer_json(path))
+        # A tokenizer_config.json beside it brings the chat template and bos/eos names.
+        tok._chat = read_tokenizer_config(p)
+        return tok
 
     def to_huggingface(self, path: str | os.PathLike[str]) -> None:
         """Writes a `tokenizer.json` that `tokenizers.Tokenizer.from_file` (and
@@ -704,9 +711,76 @@ class Tokenizer:
         self._core = model_inputs.replaced(self, **changes)
         self._call_cores.clear()
 
+    # -- chat templates ----------------------------------------------------------------------
+    def apply_chat_template(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        chat_template: str | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool = False,
+        tokenize: bool = True,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        return_dict: bool = False,
+        return_assistant_mask: bool = False,
+        **template_kwargs: Any,
+    ) -> Any:
+        """Renders a chat with the model's own Jinja template (from `tokenizer_config.json`, or
+        `chat_template` as a string, or a built-in: ``"chatml"``, ``"llama3"``, ``"mistral"``),
+        as transformers does; returns the text (``tokenize=False``), the ids, or a dict with
+        `input_ids`, `attention_mask` and, with `return_assistant_mask`, `assistant_masks`: 1 for
+        each token the assistant wrote (`{% generation %}` blocks where the template has them,
+        else the assistant messages' text). Needs jinja2.
+
+        >>> tok.apply_chat_template([{"role": "user", "content": "Hi"}], chat_template="chatml",
+        ...                         add_generation_prompt=True, tokenize=False)     # doctest: +SKIP
+        '<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n'
+        """
+        from tokenmill import chat
+
+        return chat.apply(
+            self,
+            messages,
+            chat_template=chat_template,
+            add_generation_prompt=_checks.flag("add_generation_prompt", add_generation_prompt),
+            continue_final_message=_checks.flag("continue_final_message", continue_final_message),
+            tokenize=_checks.flag("tokenize", tokenize),
+            tools=tools,
+            documents=documents,
+            return_dict=_checks.flag("return_dict", return_dict),
+            return_assistant_mask=_checks.flag("return_assistant_mask", return_assistant_mask),
+            template_kwargs=template_kwargs,
+        )
+
+    @property
+    def chat_template(self) -> str | None:
+        """The tokenizer's own chat template (read from `tokenizer_config.json`), or None."""
+        return self._chat.get("chat_template")
+
+    @chat_template.setter
+    def chat_template(self, template: str | None) -> None:
+        _checks.text("chat_template", template, optional=True)
+        if template is None:
+            self._chat.pop("chat_template", None)
+        else:
+            self._chat["chat_template"] = template
+
+    @property
+    def chat_tokens(self) -> dict[str, str]:
+        """The special-token names a chat template sees (`bos_token`, `eos_token`, ...)."""
+        return {k: v for k, v in self._chat.items() if k.endswith("_token")}
+
+    def set_chat_tokens(self, **tokens: str) -> None:
+        """Names the special tokens templates use: ``set_chat_tokens(bos_token="<s>")``."""
+        for name, value in tokens.items():
+            if not name.endswith("_token"):
+                raise _core.ConfigError(f"{name}: chat token names end in _token (bos_token, eos_token, ...)")
+            self._chat[name] = _checks.text(name, value)
+
     # -- Python protocols --------------------------------------------------------------------
-    def __reduce__(self) -> tuple[object, tuple[str]]:
-        return (_from_json, (self._core.to_json(),))
+    def __reduce__(self) -> tuple[object, tuple[str, dict[str, Any]]]:
+        return (_from_json, (self._core.to_json(), self._chat))
 
     def __repr__(self) -> str:
         if self.model_type == "wordpiece":
@@ -756,5 +830,5 @@ def _special_pairs(special_tokens: Mapping[str, int]) -> list[tuple[str, int]]:
     return pairs
 
 
-def _from_json(text: str) -> Tokenizer:
-    return Tokenizer(_core.CoreTokenizer.from_json(text))
+def _from_json(text: str, chat: dict[str, Any] | None = None) -> Tokenizer:
+    return Tokenizer(_core.CoreTokenizer.from_json(text), chat)

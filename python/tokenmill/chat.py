@@ -1,0 +1,240 @@
+"""Chat templates: a model's own Jinja template (from `tokenizer_config.json` or a string),
+rendered with the variables and filters `transformers` provides, in a sandbox; built-in ChatML,
+Llama 3 and Mistral templates; and which tokens the assistant wrote (the mask a fine-tuning loss
+trains on) for any template. `jinja2` is optional and imported only here.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tokenmill import _core
+
+if TYPE_CHECKING:
+    from tokenmill.tokenizer import Tokenizer
+
+# Written for tokenmill after the formats these models use.
+BUILTIN_TEMPLATES = {
+    "chatml": (
+        "{% for message in messages %}"
+        "{{ '<|im_start|>' + message['role'] + '\\n' }}"
+        "{% if message['role'] == 'assistant' %}{% generation %}{{ message['content'] }}{% endgeneration %}"
+        "{% else %}{{ message['content'] }}{% endif %}"
+        "{{ '<|im_end|>' + '\\n' }}"
+        "{% endfor %}"
+        "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+    ),
+    "llama3": (
+        "{{ bos_token }}"
+        "{% for message in messages %}"
+        "{{ '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' }}"
+        "{{ message['content'] | trim }}{{ '<|eot_id|>' }}"
+        "{% endfor %}"
+        "{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{% endif %}"
+    ),
+    "mistral": (
+        "{{ bos_token }}"
+        "{% for message in messages %}"
+        "{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}"
+        "{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}"
+        "{% endif %}"
+        "{% if message['role'] == 'user' %}{{ '[INST] ' + message['content'] + ' [/INST]' }}"
+        "{% elif message['role'] == 'assistant' %}{{ message['content'] + eos_token }}"
+        "{% else %}{{ raise_exception('Only user and assistant roles are supported') }}{% endif %}"
+        "{% endfor %}"
+    ),
+}
+
+
+class TemplateError(_core.ConfigError):
+    """A chat template that does not compile or that raised an error while rendering."""
+
+
+def _jinja() -> Any:
+    try:
+        import jinja2
+    except ImportError:
+        raise _core.ConfigError("chat templates need jinja2: pip install 'tokenmill[chat]'") from None
+    return jinja2
+
+
+@functools.lru_cache(maxsize=32)
+def _compile(template: str) -> Any:
+    """The template compiled in a sandbox with transformers' settings (cached: templates repeat)."""
+    jinja2 = _jinja()
+    from jinja2.ext import Extension, loopcontrols
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    class Generation(Extension):
+        """`{% generation %}...{% endgeneration %}` marks text the assistant wrote."""
+
+        tags = {"generation"}
+
+        def parse(self, parser: Any) -> Any:
+            lineno = next(parser.stream).lineno
+            body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+            call = self.call_method("_mark", [], [], None, None)
+            return jinja2.nodes.CallBlock(call, [], [], body).set_lineno(lineno)
+
+        def _mark(self, caller: Any) -> str:
+            text = caller()
+            spans = self.environment.generation_spans  # type: ignore[attr-defined]
+            if spans is not None:
+                spans.append(text)
+            return text
+
+    def raise_exception(message: str) -> None:
+        raise TemplateError(f"the chat template raised: {message}")
+
+    def tojson(
+        x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None, sort_keys: bool = False
+    ) -> str:
+        return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+
+    def strftime_now(fmt: str) -> str:
+        return datetime.now().strftime(fmt)
+
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[Generation, loopcontrols])
+    env.generation_spans = None  # type: ignore[attr-defined]
+    env.filters["tojson"] = tojson
+    env.globals["raise_exception"] = raise_exception
+    env.globals["strftime_now"] = strftime_now
+    try:
+        return env.from_string(template)
+    except jinja2.TemplateError as e:
+        raise TemplateError(f"the chat template does not compile: {e}") from None
+
+
+def render(template: str, variables: Mapping[str, Any]) -> tuple[str, list[str] | None]:
+    """The rendered text, and the texts inside `{% generation %}` blocks in order (None if the
+    template has none)."""
+    jinja2 = _jinja()
+    compiled = _compile(template)
+    spans: list[str] = []
+    compiled.environment.generation_spans = spans
+    try:
+        text = compiled.render(**variables)
+    except TemplateError:
+        raise
+    except jinja2.TemplateError as e:
+        raise TemplateError(f"the chat template failed: {e}") from None
+    finally:
+        compiled.environment.generation_spans = None
+    return text, (spans if "{% generation" in template or "{%- generation" in template else None)
+
+
+def resolve_template(tok: Tokenizer, chat_template: str | None) -> str:
+    """A template string: the one given, a built-in by name, or the tokenizer's own."""
+    if chat_template is None:
+        chat_template = tok.chat_template
+        if chat_template is None:
+            raise _core.ConfigError(
+                "this tokenizer has no chat template: pass chat_template= (a Jinja string, or one of "
+                f"{', '.join(sorted(BUILTIN_TEMPLATES))})"
+            )
+    if not isinstance(chat_template, str):
+        raise _core.ConfigError(f"chat_template must be a str, got {type(chat_template).__name__}")
+    return BUILTIN_TEMPLATES.get(chat_template, chat_template)
+
+
+def read_tokenizer_config(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The chat template and special-token names of a `tokenizer_config.json` (or of the one
+    beside a `tokenizer.json`), or {} when there is none."""
+    p = Path(path)
+    if p.name != "tokenizer_config.json":
+        p = p.with_name("tokenizer_config.json")
+    if not p.is_file():
+        return {}
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise _core.FormatError(f"{p}: not a valid tokenizer_config.json: {e}") from None
+    out: dict[str, Any] = {}
+    template = data.get("chat_template")
+    if isinstance(template, list):  # several named templates: the default one
+        template = next((t.get("template") for t in template if t.get("name") == "default"), None)
+    if isinstance(template, str):
+        out["chat_template"] = template
+    for name in ("bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token"):
+        value = data.get(name)
+        if isinstance(value, dict):
+            value = value.get("content")
+        if isinstance(value, str):
+            out[name] = value
+    return out
+
+
+def apply(
+    tok: Tokenizer,
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    chat_template: str | None,
+    add_generation_prompt: bool,
+    continue_final_message: bool,
+    tokenize: bool,
+    tools: Sequence[Any] | None,
+    documents: Sequence[Any] | None,
+    return_dict: bool,
+    return_assistant_mask: bool,
+    template_kwargs: Mapping[str, Any],
+) -> Any:
+    if isinstance(messages, (str, bytes)) or not all(isinstance(m, Mapping) for m in messages):
+        raise _core.ConfigError("messages must be a list of dicts with 'role' and 'content'")
+    if add_generation_prompt and continue_final_message:
+        raise _core.ConfigError("add_generation_prompt and continue_final_message cannot both be set")
+    template = resolve_template(tok, chat_template)
+    variables = {**tok.chat_tokens, **template_kwargs}
+    variables.update(
+        messages=list(messages), tools=tools, documents=documents, add_generation_prompt=add_generation_prompt
+    )
+    text, generated = render(template, variables)
+    if continue_final_message:
+        final = messages[-1].get("content")
+        if not isinstance(final, str) or final.strip() not in text:
+            raise _core.ConfigError("continue_final_message: the final message's text is not in the rendered chat")
+        # End the text where the final message ends, so generation continues it.
+        end = text.rindex(final.strip()) + len(final.strip())
+        text = text[:end]
+    if not tokenize:
+        return text
+    encoding = tok.encode_for_model(text, add_special_tokens=False) if return_assistant_mask else None
+    ids = encoding.ids if encoding is not None else tok.encode(text, allowed_special="all", disallowed_special=())
+    if not (return_dict or return_assistant_mask):
+        return ids
+    out: dict[str, Any] = {"input_ids": ids, "attention_mask": [1] * len(ids)}
+    if return_assistant_mask:
+        assert encoding is not None
+        spans = _assistant_spans(text, messages, generated)
+        out["assistant_masks"] = [int(any(s < end and start < e for s, e in spans)) for start, end in encoding.offsets]
+    return out
+
+
+def _assistant_spans(
+    text: str, messages: Sequence[Mapping[str, Any]], generated: list[str] | None
+) -> list[tuple[int, int]]:
+    """Character spans of what the assistant wrote: the template's `{% generation %}` blocks
+    when it has them, else each assistant message's content, found in order in the text."""
+    pieces = (
+        generated
+        if generated is not None
+        else [m["content"] for m in messages if m.get("role") == "assistant" and isinstance(m.get("content"), str)]
+    )
+    spans, at = [], 0
+    for piece in pieces:
+        if not piece:
+            continue
+        found = text.find(piece, at)
+        if found < 0:  # a template that rewrites the content (trim, say): its stripped form
+            stripped = piece.strip()
+            found = text.find(stripped, at) if stripped else -1
+            piece = stripped
+        if found >= 0:
+            spans.append((found, found + len(piece)))
+            at = found + len(piece)
+    return spans

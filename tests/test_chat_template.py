@@ -1,0 +1,188 @@
+"""Chat templates: the same text and ids as transformers' `apply_chat_template` for the built-in
+templates and for real templates a PyPI package ships (chat-bricks: Qwen3, DeepSeek-R1), with
+multi-turn chats, system messages, tools and the generation prompt; assistant masks; errors."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import pickle
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tokenizers import Tokenizer as HFTokenizer
+from tokenizers import decoders, models, pre_tokenizers, trainers
+
+import tokenmill
+from tokenmill.chat import BUILTIN_TEMPLATES
+
+MARKERS = [
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|begin_of_text|>",
+    "<|start_header_id|>",
+    "<|end_header_id|>",
+    "<|eot_id|>",
+    "<s>",
+    "</s>",
+    "<think>",
+    "</think>",
+    "<tool_call>",
+    "</tool_call>",
+]
+CHATS = [
+    [{"role": "user", "content": "hello"}],
+    [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "hello there"},
+        {"role": "assistant", "content": "Hi! How can I help?"},
+        {"role": "user", "content": "  tell me  "},
+    ],
+    [
+        {"role": "user", "content": "東京は？"},
+        {"role": "assistant", "content": "<think>\nhmm\n</think>\n\nA city."},
+        {"role": "user", "content": "emoji 👍🏽 ok"},
+        {"role": "assistant", "content": "sure"},
+    ],
+]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Weather in a city",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        },
+    }
+]
+
+
+def real_templates() -> dict[str, str]:
+    """Chat templates from the chat-bricks package, read from its source (not imported)."""
+    spec = importlib.util.find_spec("chat_bricks")
+    assert spec is not None and spec.origin is not None, "test dependency chat-bricks is missing"
+    source = (Path(spec.origin).parent / "registry" / "builtin.py").read_text(encoding="utf-8")
+    found = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            kw = {k.arg: k.value for k in node.keywords}
+            name, template = kw.get("name"), kw.get("chat_template")
+            if isinstance(name, ast.Constant) and isinstance(template, ast.Constant):
+                found[name.value] = template.value
+    return found
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory, stdlib_text: str):  # type: ignore[no-untyped-def]
+    from transformers import PreTrainedTokenizerFast
+
+    hf = HFTokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=500,
+        special_tokens=MARKERS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    hf.train_from_iterator([stdlib_text[:100_000]], trainer)
+    d = tmp_path_factory.mktemp("chat")
+    hf.save(str(d / "tokenizer.json"))
+    config = {"bos_token": "<|begin_of_text|>", "eos_token": "</s>", "chat_template": BUILTIN_TEMPLATES["llama3"]}
+    (d / "tokenizer_config.json").write_text(json.dumps(config))
+    fast = PreTrainedTokenizerFast(
+        tokenizer_file=str(d / "tokenizer.json"), bos_token="<|begin_of_text|>", eos_token="</s>"
+    )
+    return tokenmill.Tokenizer.from_huggingface(d / "tokenizer.json"), fast
+
+
+def expected_ids(fast, chat, template, **kwargs):  # type: ignore[no-untyped-def]
+    out = fast.apply_chat_template(chat, chat_template=template, tokenize=True, **kwargs)
+    return list(out["input_ids"]) if hasattr(out, "keys") else list(out)
+
+
+TEMPLATES = {**{f"builtin-{k}": v for k, v in BUILTIN_TEMPLATES.items() if k != "mistral"}, **real_templates()}
+
+
+@pytest.mark.parametrize("name", sorted(TEMPLATES))
+@pytest.mark.parametrize("generation_prompt", [False, True])
+def test_same_text_and_ids_as_transformers(pair, name: str, generation_prompt: bool) -> None:  # type: ignore[no-untyped-def]
+    tok, fast = pair
+    template = TEMPLATES[name]
+    for chat in CHATS:
+        for tools in (None, TOOLS):
+            kwargs = dict(add_generation_prompt=generation_prompt, tools=tools)
+            text = tok.apply_chat_template(chat, chat_template=template, tokenize=False, **kwargs)
+            assert text == fast.apply_chat_template(chat, chat_template=template, tokenize=False, **kwargs)
+            ids = tok.apply_chat_template(chat, chat_template=template, **kwargs)
+            assert ids == expected_ids(fast, chat, template, **kwargs)
+
+
+def test_mistral_builtin_alternation(pair) -> None:  # type: ignore[no-untyped-def]
+    tok, fast = pair
+    chat = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}, {"role": "user", "content": "q"}]
+    template = BUILTIN_TEMPLATES["mistral"]
+    assert tok.apply_chat_template(chat, chat_template="mistral", tokenize=False) == fast.apply_chat_template(
+        chat, chat_template=template, tokenize=False
+    )
+    assert tok.apply_chat_template(chat, chat_template="mistral", tokenize=False).startswith(
+        "<|begin_of_text|>[INST] hi"
+    )
+    with pytest.raises(tokenmill.ConfigError, match="alternate"):
+        tok.apply_chat_template(chat[1:], chat_template="mistral")
+
+
+def test_own_template_from_tokenizer_config_and_pickling(pair) -> None:  # type: ignore[no-untyped-def]
+    tok, fast = pair
+    assert tok.chat_template == BUILTIN_TEMPLATES["llama3"] and tok.chat_tokens["bos_token"] == "<|begin_of_text|>"
+    text = tok.apply_chat_template(CHATS[1], tokenize=False, add_generation_prompt=True)
+    assert text == fast.apply_chat_template(
+        CHATS[1], chat_template=BUILTIN_TEMPLATES["llama3"], tokenize=False, add_generation_prompt=True
+    )
+    again = pickle.loads(pickle.dumps(tok))
+    assert again.apply_chat_template(CHATS[1], tokenize=False, add_generation_prompt=True) == text
+
+
+def test_assistant_masks(pair) -> None:  # type: ignore[no-untyped-def]
+    tok, fast = pair
+    chat = CHATS[1]
+    # With {% generation %} markers (built-in chatml): the same mask as transformers.
+    ours = tok.apply_chat_template(chat, chat_template="chatml", return_assistant_mask=True)
+    theirs = fast.apply_chat_template(
+        chat, chat_template=BUILTIN_TEMPLATES["chatml"], return_dict=True, return_assistant_tokens_mask=True
+    )
+    assert ours["input_ids"] == list(theirs["input_ids"]) and ours["assistant_masks"] == list(theirs["assistant_masks"])
+    assert sum(ours["assistant_masks"]) > 0
+    # Without markers (llama3, Qwen3): the tokens of the assistant's text, found in the render.
+    for template in (BUILTIN_TEMPLATES["llama3"], TEMPLATES["qwen3-instruct"]):
+        out = tok.apply_chat_template(chat, chat_template=template, return_assistant_mask=True)
+        masked = [i for i, m in zip(out["input_ids"], out["assistant_masks"]) if m]
+        assert tok.decode(masked).strip() == "Hi! How can I help?"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(max_size=30), min_size=1, max_size=6))
+def test_generated_contents(pair, contents: list[str]) -> None:  # type: ignore[no-untyped-def]
+    tok, fast = pair
+    chat = [{"role": "user" if i % 2 == 0 else "assistant", "content": c} for i, c in enumerate(contents)]
+    for name in ("chatml", "llama3"):
+        template = BUILTIN_TEMPLATES[name]
+        assert tok.apply_chat_template(chat, chat_template=name, tokenize=False) == fast.apply_chat_template(
+            chat, chat_template=template, tokenize=False
+        )
+
+
+def test_bad_templates_are_clear_errors(pair) -> None:  # type: ignore[no-untyped-def]
+    tok, _ = pair
+    with pytest.raises(tokenmill.ConfigError, match="does not compile"):
+        tok.apply_chat_template(CHATS[0], chat_template="{% for m in messages %}")
+    with pytest.raises(tokenmill.ConfigError, match="raised: no way"):
+        tok.apply_chat_template(CHATS[0], chat_template="{{ raise_exception('no way') }}")
+    bare = tokenmill.Tokenizer.from_tiktoken({bytes([b]): b for b in range(256)}, pattern="cl100k")
+    with pytest.raises(tokenmill.ConfigError, match="no chat template"):
+        bare.apply_chat_template(CHATS[0])
+    with pytest.raises(tokenmill.ConfigError, match="list of dicts"):
+        tok.apply_chat_template("hello")  # type: ignore[arg-type]
