@@ -33,6 +33,21 @@ class DisallowedSpecialError(TokenmillError): ...
 _Specials = Literal["all"] | Collection[str]
 
 @final
+class Encoding:
+    """One input's model inputs: ids and everything aligned with them."""
+
+    ids: list[int]
+    type_ids: list[int]
+    attention_mask: list[int]
+    special_tokens_mask: list[int]
+    offsets: list[tuple[int, int]]
+    word_ids: list[int | None]
+    sequence_ids: list[int | None]
+    n_sequences: int
+    tokens: list[str]
+    overflowing: list[Encoding]
+    def __len__(self) -> int: ...
+
 class CoreTokenizer:
     """The Rust pipeline behind `tokenmill.Tokenizer`."""
 
@@ -46,6 +61,29 @@ class CoreTokenizer:
     is_rank_based: bool
     whole_piece_first: bool
     keeps_gaps: bool
+    model_type: str
+    def model_config_json(self) -> str: ...
+    def model_inputs_json(self) -> str: ...
+    def with_model_inputs_json(self, settings: str) -> CoreTokenizer: ...
+    def encode_for_model(self, text: str, pair: str | None = None, add_special_tokens: bool = True) -> Encoding: ...
+    def encode_batch_for_model(
+        self,
+        texts: list[str],
+        pairs_: list[str] | None = None,
+        add_special_tokens: bool = True,
+        num_threads: int | None = None,
+    ) -> list[Encoding]: ...
+    def encode_batch_arrays(
+        self,
+        texts: list[str],
+        pairs_: list[str] | None = None,
+        add_special_tokens: bool = True,
+        num_threads: int | None = None,
+        wide: bool = True,
+        offsets: bool = False,
+        overflow: bool = False,
+        special_tokens_mask: bool = False,
+    ) -> dict[str, tuple[bytes, int, int]]: ...
     def encode_ordinary(self, text: str) -> list[int]: ...
     def encode(self, text: str, allowed_special: _Specials, disallowed_special: _Specials) -> list[int]: ...
     def encode_batch(
@@ -61,7 +99,7 @@ class CoreTokenizer:
     def is_special(self, id: int) -> bool: ...
     def special_id(self, text: str) -> int | None: ...
     def encode_piece_bytes(self, piece: bytes) -> list[int]: ...
-    def decode_parts(self, ids: list[int], trim_end: bool = True) -> list[bytes]: ...
+    def decode_parts(self, ids: list[int], trim_end: bool = True, follows: bool = False) -> list[bytes]: ...
     def ordinary_ids(self) -> list[int]: ...
     def merges(self) -> list[tuple[bytes, bytes]]: ...
     def merge_ids(self) -> list[tuple[int, int]]: ...
