@@ -293,3 +293,12 @@ def plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     return value
+
+
+def test_absurd_padding_is_refused(pair_of) -> None:  # type: ignore[no-untyped-def]
+    tok, _ = fresh(pair_of)
+    for kwargs in ({"length": 2**40}, {"pad_to_multiple_of": 2**63}):
+        with pytest.raises(tokenmill.ConfigError, match="larger than"):
+            tok.enable_padding(pad_token="<pad>", **kwargs)
+    with pytest.raises(tokenmill.ConfigError):
+        tok(["a"], padding="max_length", max_length=2**62)

@@ -9,6 +9,10 @@ use crate::tokenizer::Tokenizer;
 use crate::vocab::Vocab;
 use serde::{Deserialize, Serialize};
 
+/// The longest padded length accepted: padding allocates it for every input of a batch, so an
+/// absurd number must be refused rather than tried.
+const MAX_PADDED_LENGTH: usize = 1 << 24;
+
 /// A tokenizer's model-input settings; each is optional (none: bare ids, nothing cut or padded).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -53,6 +57,13 @@ impl ModelInputs {
             }
         }
         if let Some(p) = &self.padding {
+            for (name, value) in [("padding length", p.length), ("pad_to_multiple_of", p.multiple_of)] {
+                if let Some(v) = value.filter(|&v| v > MAX_PADDED_LENGTH) {
+                    return Err(Error::config(format!(
+                        "{name} {v} is larger than {MAX_PADDED_LENGTH} tokens, which no model takes"
+                    )));
+                }
+            }
             vocab
                 .token_bytes(p.pad_id)
                 .map_err(|_| Error::config(format!("pad id {} is not in the vocabulary", p.pad_id)))?;
