@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -84,7 +85,7 @@ def _compile(template: str) -> Any:
 
         def _mark(self, caller: Any) -> str:
             text = caller()
-            spans = self.environment.generation_spans  # type: ignore[attr-defined]
+            spans = getattr(self.environment.generation_spans, "spans", None)  # type: ignore[attr-defined]
             if spans is not None:
                 spans.append(text)
             return text
@@ -101,7 +102,8 @@ def _compile(template: str) -> Any:
         return datetime.now().strftime(fmt)
 
     env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[Generation, loopcontrols])
-    env.generation_spans = None  # type: ignore[attr-defined]
+    # Per thread: the same compiled template may render in several threads at once.
+    env.generation_spans = threading.local()  # type: ignore[attr-defined]
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = strftime_now
@@ -117,7 +119,7 @@ def render(template: str, variables: Mapping[str, Any]) -> tuple[str, list[str] 
     jinja2 = _jinja()
     compiled = _compile(template)
     spans: list[str] = []
-    compiled.environment.generation_spans = spans
+    compiled.environment.generation_spans.spans = spans
     try:
         text = compiled.render(**variables)
     except TemplateError:
@@ -125,7 +127,7 @@ def render(template: str, variables: Mapping[str, Any]) -> tuple[str, list[str] 
     except jinja2.TemplateError as e:
         raise TemplateError(f"the chat template failed: {e}") from None
     finally:
-        compiled.environment.generation_spans = None
+        compiled.environment.generation_spans.spans = None
     return text, (spans if "{% generation" in template or "{%- generation" in template else None)
 
 
