@@ -172,4 +172,14 @@ def train_bpe(
     limit_alphabet: int | None = None,
     initial_alphabet: list[str] = ...,
 ) -> CoreTokenizer: ...
+def train_wordpiece(
+    counter: WordCounter,
+    *,
+    vocab_size: int,
+    prefix: str,
+    special_tokens: list[str],
+    min_frequency: int,
+    limit_alphabet: int | None,
+    progress: Callable[[int, int], object] | None = None,
+) -> list[bytes]: ...
 def split(pattern: str, text: str) -> list[str]: ...

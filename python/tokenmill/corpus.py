@@ -66,15 +66,17 @@ _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,10}$")
 
 def looks_like_path(s: str) -> bool:
     """A single line with no surrounding space that holds a directory separator or a glob
-    character, or ends in a file extension.
+    character, or ends in a file extension. A glob character counts only without spaces: text
+    such as "a [MASK] b" is text.
 
-    >>> [looks_like_path(s) for s in ["data/a.txt", "*.jsonl", "notes.md", "hello world", "data"]]
-    [True, True, True, False, False]
+    >>> [looks_like_path(s) for s in ["data/a.txt", "*.jsonl", "notes.md", "hello world", "data", "a [MASK] b"]]
+    [True, True, True, False, False, False]
     """
     if not 0 < len(s) < 4096 or s != s.strip() or "\n" in s or "\x00" in s:
         return False
     seps = {os.sep, os.altsep or os.sep}
-    return bool(seps & set(s)) or bool(_GLOB_MAGIC & set(s)) or _EXTENSION.search(s) is not None
+    glob = bool(_GLOB_MAGIC & set(s)) and not any(c.isspace() for c in s)
+    return bool(seps & set(s)) or glob or _EXTENSION.search(s) is not None
 
 
 def resolve_files(corpus: object) -> list[Path] | None:

@@ -37,6 +37,11 @@ struct CounterConfig {
 }
 
 impl WordCounter {
+    /// A shared handle on the counts (copied only if the counter changes meanwhile).
+    pub(crate) fn shared_counts(&self) -> Arc<WordCounts> {
+        self.counts.lock().expect("counter lock").clone()
+    }
+
     fn config(&self) -> CounterConfig {
         CounterConfig {
             pattern: self.splitter.pretokenizer.spec().to_string(),
