@@ -202,3 +202,32 @@ def test_zst_corpus_without_zstandard_says_the_sample_is_unreadable(tmp_path: Pa
     assert result.returncode == 0, result.stderr
     line = next(x for x in result.stdout.splitlines() if x.startswith("bytes/token"))
     assert "nan" not in line and "n/a: could not read a sample" in line and "pip install zstandard" in line
+
+
+def test_train_wordpiece(tmp_path: Path) -> None:
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("The quick brown fox jumps over the lazy dog. Café naïve 東京.\n" * 200)
+    out = tmp_path / "wp.json"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tokenmill",
+            "train",
+            str(corpus),
+            "--model",
+            "wordpiece",
+            "--vocab-size",
+            "120",
+            "-o",
+            str(out),
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    tok = tokenmill.Tokenizer.load(out)
+    assert tok.model_type == "wordpiece" and tok.vocab_size <= 120
+    assert tok.tokenize("the quick fox [MASK]")[-1] == "[MASK]"

@@ -14,6 +14,7 @@ from tokenmill.corpus import default_corpus_files, expand_paths
 from tokenmill.counting import count_words
 from tokenmill.tokenizer import Tokenizer
 from tokenmill.training import check_options, train_bpe
+from tokenmill.training_wordpiece import train_wordpiece
 
 SAMPLE = "The quick brown fox jumps over the lazy dog: def tokenize(text): return text.split()  # 12345"
 
@@ -129,6 +130,15 @@ def cmd_train(args: argparse.Namespace) -> int:
         "limit_alphabet": args.limit_alphabet,
         "initial_alphabet": args.initial_alphabet or "",
     }
+    wordpiece = args.model == "wordpiece"
+    if wordpiece:
+        # BERT's pipeline: its normalizer (lowercased unless --cased) and pre-tokenizer.
+        from tokenmill.formats.wordpiece import BERT_SPECIALS, bert_normalizer
+
+        options.update(pattern="bert", normalizer=bert_normalizer(lowercase=not args.cased), byte_level=False)
+        options["special_tokens"] = tuple(args.special_token or BERT_SPECIALS)
+        if args.num_merges is not None:
+            raise ConfigError("--num-merges is for BPE; give --vocab-size for WordPiece")
     check_options(**options)
     out = _output_path(args.output)
     train_files, eval_files = _held_out(files)
@@ -138,13 +148,23 @@ def cmd_train(args: argparse.Namespace) -> int:
     # Counted as a step of its own so that the summary can say how many unique words there were.
     counts = count_words(
         train_files,
-        pattern=args.pattern,
-        normalizer=args.normalizer,
-        special_tokens=args.special_token or (),
-        byte_level=not args.char_level,
+        pattern=options["pattern"],
+        normalizer=options["normalizer"],
+        special_tokens=options["special_tokens"],
+        byte_level=options["byte_level"],
         show_progress=progress,
     )
-    tok = train_bpe(counts, **options, show_progress=progress)
+    if wordpiece:
+        tok = train_wordpiece(
+            counts,
+            vocab_size=args.vocab_size,
+            special_tokens=options["special_tokens"],
+            min_frequency=args.min_frequency,
+            limit_alphabet=args.limit_alphabet,
+            show_progress=progress,
+        )
+    else:
+        tok = train_bpe(counts, **options, show_progress=progress)
     seconds = time.perf_counter() - start
     tok.save(out)
     listing = out.with_suffix(".vocab.txt")
@@ -159,7 +179,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     early = f"; stopped early, no pair left that may be merged; asked for {asked}" if learned < asked else ""
     print(f"corpus          {corpus_bytes / 1e6:.1f} MB in {len(train_files)} file(s)")
     print(f"unique words    {len(counts)} (total {counts.total})")
-    print(f"vocab size      {tok.vocab_size} ({len(tok.merges)} merges{early})")
+    made = "" if wordpiece else f" ({len(tok.merges)} merges{early})"
+    print(f"vocab size      {tok.vocab_size}{made}")
     print(f"time            {seconds:.2f} s")
     print(f"bytes/token     {bpt_line}")
     try:
@@ -258,6 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     t.add_argument("corpus", nargs="*", help="files, directories or globs (quote globs for recursion: 'data/**/*.txt')")
+    t.add_argument("--model", choices=["bpe", "wordpiece"], default="bpe", help="subword model (default bpe)")
+    t.add_argument("--cased", action="store_true", help="WordPiece: keep case and accents (BERT cased)")
     t.add_argument("--vocab-size", type=int, default=8192, help="tokens in all, special tokens included (default 8192)")
     t.add_argument("--num-merges", type=int, help="number of merges instead of --vocab-size")
     t.add_argument(
