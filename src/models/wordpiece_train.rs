@@ -91,8 +91,10 @@ impl State {
         n / (self.symbol_counts[pair.0 as usize] as f64 * self.symbol_counts[pair.1 as usize] as f64)
     }
 
-    fn push(&mut self, pair: Pair) {
-        if self.pair_counts.get(&pair).copied().unwrap_or(0) == 0 {
+    /// Queues the pair at its current score. A pair below `min_frequency` is never queued:
+    /// the count of a pair that exists only ever falls.
+    fn push(&mut self, pair: Pair, min_frequency: u64) {
+        if self.pair_counts.get(&pair).copied().unwrap_or(0) < min_frequency {
             return;
         }
         let entry = Entry {
@@ -217,11 +219,11 @@ pub fn train(
         }
         state.words.push((symbols, count));
     }
+    let min_frequency = config.min_frequency.max(1);
     let all: Vec<Pair> = state.pair_counts.keys().copied().collect();
     for pair in all {
-        state.push(pair);
+        state.push(pair, min_frequency);
     }
-    let min_frequency = config.min_frequency.max(1);
     let target = config.vocab_size as u64;
     let mut last_report = 0;
     let mut seen = vec![u32::MAX; state.words.len()];
@@ -240,7 +242,6 @@ pub fn train(
         round += 1;
         let places = state.where_pair.remove(&top.pair).unwrap_or_default();
         let mut changed_pairs: FxHashSet<Pair> = FxHashSet::default();
-        let mut changed_symbols: FxHashSet<u32> = FxHashSet::default();
         for w in places {
             if seen[w as usize] == round {
                 continue;
@@ -270,20 +271,17 @@ pub fn train(
                 state.add_pair(pair, count as i128, w);
                 changed_pairs.insert(pair);
             }
-            for &s in old.iter().filter(|&&s| s != GAP) {
-                state.symbol_counts[s as usize] -= count;
-                changed_symbols.insert(s);
-            }
-            for &s in new.iter().filter(|&&s| s != GAP) {
-                state.symbol_counts[s as usize] += count;
-                changed_symbols.insert(s);
-            }
+            // Only x, y (fewer) and z (more) change count; the word's other symbols stay.
+            let sites = (old.len() - new.len()) as u64 * count;
+            state.symbol_counts[x as usize] -= sites;
+            state.symbol_counts[y as usize] -= sites;
+            state.symbol_counts[z as usize] += sites;
             state.words[w as usize] = (new, count);
         }
         state.pair_counts.retain(|_, n| *n > 0);
-        // Scores rise when a symbol's count falls: re-queue every live pair next to a changed
-        // symbol, and every pair whose own count changed.
-        for s in changed_symbols {
+        // Scores rise when a symbol's count falls: re-queue every live pair next to x or y, and
+        // every pair whose own count changed (z's pairs are among those).
+        for s in [x, y] {
             if let Some(set) = state.pairs_of.get_mut(&s) {
                 set.retain(|p| state.pair_counts.contains_key(p));
                 changed_pairs.extend(set.iter().copied());
@@ -292,7 +290,7 @@ pub fn train(
         let mut changed: Vec<Pair> = changed_pairs.into_iter().collect();
         changed.sort_unstable();
         for pair in changed {
-            state.push(pair);
+            state.push(pair, min_frequency);
         }
         let done = state.tokens.len() as u64;
         if done - last_report >= (target / 100).max(1) {
