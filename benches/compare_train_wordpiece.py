@@ -60,11 +60,15 @@ def main() -> None:
             print(f"  {name:<12} failed: {(run.stdout + run.stderr).strip().splitlines()[-1:]}")
             continue
         results[name] = r = json.loads(run.stdout.strip().splitlines()[-1])
-        print(f"  {name:<12} {r['seconds']:7.1f} s  peak {r['peak_gb']:5.2f} GB  {r['tokens_per_word']:.3f} tokens/word")
+        print(
+            f"  {name:<12} {r['seconds']:7.1f} s  peak {r['peak_gb']:5.2f} GB  {r['tokens_per_word']:.3f} tokens/word"
+        )
     if len(results) == 2:
         ours, theirs = results["tokenmill"], results["tokenizers"]
-        print(f"  tokenmill vs tokenizers: time {ours['seconds'] / theirs['seconds']:.2f}x, "
-              f"memory {ours['peak_gb'] / theirs['peak_gb']:.2f}x")
+        print(
+            f"  tokenmill vs tokenizers: time {ours['seconds'] / theirs['seconds']:.2f}x, "
+            f"memory {ours['peak_gb'] / theirs['peak_gb']:.2f}x"
+        )
 
 
 if __name__ == "__main__":
