@@ -186,3 +186,28 @@ def test_bad_templates_are_clear_errors(pair) -> None:  # type: ignore[no-untype
         bare.apply_chat_template(CHATS[0])
     with pytest.raises(tokenmill.ConfigError, match="list of dicts"):
         tok.apply_chat_template("hello")  # type: ignore[arg-type]
+
+
+def test_named_templates_and_chat_template_jinja(pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from transformers import PreTrainedTokenizerFast
+
+    tok, fast = pair
+    fast.save_pretrained(str(tmp_path))
+    config_path = tmp_path / "tokenizer_config.json"
+    config = json.loads(config_path.read_text())
+    config["chat_template"] = [
+        {"name": "default", "template": BUILTIN_TEMPLATES["chatml"]},
+        {"name": "tool_use", "template": "{{ tools | tojson }}{% for m in messages %}[{{ m['content'] }}]{% endfor %}"},
+    ]
+    config_path.write_text(json.dumps(config))
+    (tmp_path / "chat_template.jinja").unlink(missing_ok=True)
+    ours = tokenmill.Tokenizer.from_huggingface(tmp_path / "tokenizer.json")
+    theirs = PreTrainedTokenizerFast.from_pretrained(str(tmp_path))
+    for tools in (None, TOOLS):
+        text = ours.apply_chat_template(CHATS[1], tools=tools, tokenize=False)
+        assert text == theirs.apply_chat_template(CHATS[1], tools=tools, tokenize=False)
+    assert ours.apply_chat_template(CHATS[0], chat_template="tool_use", tokenize=False).startswith("null[")
+    # A chat_template.jinja beside the files wins over the config's template.
+    (tmp_path / "chat_template.jinja").write_text(BUILTIN_TEMPLATES["llama3"])
+    ours = tokenmill.Tokenizer.from_huggingface(tmp_path / "tokenizer.json")
+    assert ours.chat_template == BUILTIN_TEMPLATES["llama3"]

@@ -131,8 +131,15 @@ def render(template: str, variables: Mapping[str, Any]) -> tuple[str, list[str] 
     return text, (spans if "{% generation" in template or "{%- generation" in template else None)
 
 
-def resolve_template(tok: Tokenizer, chat_template: str | None) -> str:
-    """A template string: the one given, a built-in by name, or the tokenizer's own."""
+def resolve_template(tok: Tokenizer, chat_template: str | None, tools: object = None) -> str:
+    """A template string: the one given, a built-in by name, one of the tokenizer's named
+    templates, or the tokenizer's own (its `tool_use` template when tools are given and it has
+    one, as transformers picks)."""
+    named: dict[str, str] = tok._chat.get("named_templates", {})
+    if chat_template in named:
+        return named[chat_template]
+    if chat_template is None and tools and "tool_use" in named:
+        return named["tool_use"]
     if chat_template is None:
         chat_template = tok.chat_template
         if chat_template is None:
@@ -147,20 +154,28 @@ def resolve_template(tok: Tokenizer, chat_template: str | None) -> str:
 
 def read_tokenizer_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The chat template and special-token names of a `tokenizer_config.json` (or of the one
-    beside a `tokenizer.json`), or {} when there is none."""
+    beside a `tokenizer.json`), or {} when there is none. A `chat_template.jinja` beside it
+    takes precedence over the config's template, as in transformers."""
     p = Path(path)
     if p.name != "tokenizer_config.json":
         p = p.with_name("tokenizer_config.json")
-    if not p.is_file():
-        return {}
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise _core.FormatError(f"{p}: not a valid tokenizer_config.json: {e}") from None
+    data: dict[str, Any] = {}
+    if p.is_file():
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise _core.FormatError(f"{p}: not a valid tokenizer_config.json: {e}") from None
+        if not isinstance(data, dict):
+            raise _core.FormatError(f"{p}: not a valid tokenizer_config.json: not an object")
     out: dict[str, Any] = {}
     template = data.get("chat_template")
-    if isinstance(template, list):  # several named templates: the default one
-        template = next((t.get("template") for t in template if t.get("name") == "default"), None)
+    if isinstance(template, list):  # several named templates: "default" is the tokenizer's own
+        named = {t["name"]: t["template"] for t in template if isinstance(t, dict) and "name" in t}
+        out["named_templates"] = {k: v for k, v in named.items() if isinstance(v, str)}
+        template = out["named_templates"].get("default")
+    jinja_file = p.with_name("chat_template.jinja")
+    if jinja_file.is_file():
+        template = jinja_file.read_text(encoding="utf-8")
     if isinstance(template, str):
         out["chat_template"] = template
     for name in ("bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token"):
@@ -190,7 +205,7 @@ def apply(
         raise _core.ConfigError("messages must be a list of dicts with 'role' and 'content'")
     if add_generation_prompt and continue_final_message:
         raise _core.ConfigError("add_generation_prompt and continue_final_message cannot both be set")
-    template = resolve_template(tok, chat_template)
+    template = resolve_template(tok, chat_template, tools)
     variables = {**tok.chat_tokens, **template_kwargs}
     variables.update(
         messages=list(messages), tools=tools, documents=documents, add_generation_prompt=add_generation_prompt
