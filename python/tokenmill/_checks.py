@@ -21,22 +21,8 @@ from tokenmill import _core
 
 U64_MAX = 2**64 - 1
 
-# Every name the Rust pre-tokenizer takes for a preset (src/pretokenize/mod.rs, `from_spec`).
-PRESET_NAMES = (
-    "bert",
-    "gpt2",
-    "r50k",
-    "r50k_base",
-    "p50k",
-    "p50k_base",
-    "p50k_edit",
-    "cl100k",
-    "cl100k_base",
-    "o200k",
-    "o200k_base",
-    "whitespace",
-    "none",
-)
+# Every name the Rust pre-tokenizer takes for a preset (src/pretokenize/mod.rs, `PRESET_NAMES`).
+PRESET_NAMES = tuple(_core.PRESET_NAMES)
 
 T = TypeVar("T")
 

@@ -182,4 +182,7 @@ def train_wordpiece(
     limit_alphabet: int | None,
     progress: Callable[[int, int], object] | None = None,
 ) -> list[bytes]: ...
+
+PRESET_NAMES: list[str]
+
 def split(pattern: str, text: str) -> list[str]: ...

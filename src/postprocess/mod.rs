@@ -193,25 +193,13 @@ impl PostProcessor {
                 if !add_special_tokens {
                     return inputs;
                 }
-                let wrap = |e: &Encoding, i: usize| -> Encoding {
+                wrap_each(&inputs, |e, i| {
                     let mut out = if i == 0 { Encoding::inserted(&[*cls], 0) } else { Encoding::default() };
-                    let mut body = Encoding { overflowing: Vec::new(), ..e.clone() };
-                    body.special_tokens_mask = vec![0; body.len()];
-                    body.attention_mask = vec![1; body.len()];
-                    out.merge_with(body);
+                    out.merge_with(body(e));
                     out.merge_with(Encoding::inserted(&[*sep], if i == 0 { 0 } else { 1 }));
                     out.sequence_ranges = vec![(i as u8, usize::from(i == 0)..out.len() - 1)];
                     out
-                };
-                inputs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, e)| {
-                        let mut out = wrap(e, i);
-                        out.overflowing = e.overflowing.iter().map(|o| wrap(o, i)).collect();
-                        out
-                    })
-                    .collect()
+                })
             }
             PostProcessor::Roberta { cls, sep, trim_offsets, add_prefix_space } => {
                 if *trim_offsets {
@@ -223,29 +211,38 @@ impl PostProcessor {
                 if !add_special_tokens {
                     return inputs;
                 }
-                let wrap = |e: &Encoding, i: usize| -> Encoding {
+                wrap_each(&inputs, |e, i| {
                     let mut out = Encoding::inserted(&[if i == 0 { *cls } else { *sep }], 0);
-                    let mut body = Encoding { overflowing: Vec::new(), ..e.clone() };
+                    let mut body = body(e);
                     body.type_ids = vec![0; body.len()];
-                    body.special_tokens_mask = vec![0; body.len()];
-                    body.attention_mask = vec![1; body.len()];
                     out.merge_with(body);
                     out.merge_with(Encoding::inserted(&[*sep], 0));
                     out.sequence_ranges = vec![(i as u8, 1..out.len() - 1)];
                     out
-                };
-                inputs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, e)| {
-                        let mut out = wrap(e, i);
-                        out.overflowing = e.overflowing.iter().map(|o| wrap(o, i)).collect();
-                        out
-                    })
-                    .collect()
+                })
             }
         }
     }
+}
+
+/// Applies `wrap(encoding, input number)` to each input and to each of its overflowing windows
+/// (BERT and RoBERTa wrap every window in the same special tokens).
+fn wrap_each(inputs: &[Encoding], wrap: impl Fn(&Encoding, usize) -> Encoding) -> Vec<Encoding> {
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let mut out = wrap(e, i);
+            out.overflowing = e.overflowing.iter().map(|o| wrap(o, i)).collect();
+            out
+        })
+        .collect()
+}
+
+/// An input's tokens as the body of a wrapped sequence: no windows, none special, all attended.
+fn body(e: &Encoding) -> Encoding {
+    let n = e.len();
+    Encoding { overflowing: Vec::new(), special_tokens_mask: vec![0; n], attention_mask: vec![1; n], ..e.clone() }
 }
 
 /// Joins processed parts into one encoding (windows combine as `Encoding::merge_with` says).

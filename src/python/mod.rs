@@ -20,5 +20,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(train_wordpiece::train_wordpiece, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::split, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("PRESET_NAMES", crate::pretokenize::PRESET_NAMES.to_vec())?;
     Ok(())
 }

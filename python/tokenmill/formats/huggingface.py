@@ -243,6 +243,12 @@ def hf_normalizers(spec: str) -> list[dict[str, Any]]:
     return out
 
 
+def added_tokens(specials: dict[str, int]) -> list[dict[str, Any]]:
+    """Special tokens as `tokenizer.json` added tokens, by id (matched whole, never normalized)."""
+    entry = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+    return [{"id": i, "content": t, **entry} for t, i in sorted(specials.items(), key=lambda kv: kv[1])]
+
+
 def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> None:
     """Writes a byte-level BPE `tokenizer.json` that Hugging Face `tokenizers` loads and encodes
     the same way."""
@@ -281,18 +287,7 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
         "version": "1.0",
         "truncation": model_inputs.to_hf_truncation(settings["truncation"]),
         "padding": model_inputs.to_hf_padding(settings["padding"]),
-        "added_tokens": [
-            {
-                "id": i,
-                "content": t,
-                "single_word": False,
-                "lstrip": False,
-                "rstrip": False,
-                "normalized": False,
-                "special": True,
-            }
-            for t, i in sorted(specials.items(), key=lambda kv: kv[1])
-        ],
+        "added_tokens": added_tokens(specials),
         "normalizer": {"type": "Sequence", "normalizers": normalizers} if normalizers else None,
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": pre},
         "post_processor": model_inputs.to_hf_post_processor(settings["post_processor"], token_of),

@@ -13,6 +13,7 @@ from typing import Any
 
 from tokenmill import _core, model_inputs
 from tokenmill._files import write_atomically
+from tokenmill.formats import huggingface as hf
 
 BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
@@ -219,18 +220,7 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
         "version": "1.0",
         "truncation": model_inputs.to_hf_truncation(settings["truncation"]),
         "padding": model_inputs.to_hf_padding(settings["padding"]),
-        "added_tokens": [
-            {
-                "id": i,
-                "content": t,
-                "single_word": False,
-                "lstrip": False,
-                "rstrip": False,
-                "normalized": False,
-                "special": True,
-            }
-            for t, i in sorted(specials.items(), key=lambda kv: kv[1])
-        ],
+        "added_tokens": hf.added_tokens(specials),
         "normalizer": _hf_normalizer(core.normalizer),
         "pre_tokenizer": {"type": "BertPreTokenizer"},
         "post_processor": model_inputs.to_hf_post_processor(settings["post_processor"], token_of),
