@@ -50,3 +50,20 @@ def test_damaged_count_files_are_refused(tmp_path: Path, stdlib_text: str) -> No
     path.write_bytes(good[:-3])
     with pytest.raises(FormatError):
         tokenmill.WordCounts.load(path)
+
+
+def test_version_1_count_files_still_load() -> None:
+    # Written by the previous release (no checksum): still read, and what it holds is kept.
+    fixture = Path(__file__).parent / "fixtures" / "counts_v1.counts"
+    assert fixture.read_bytes()[4:8] == (1).to_bytes(4, "little")
+    counts = tokenmill.WordCounts.load(fixture)
+    assert (len(counts), counts.total, counts["the"], counts[" the"]) == (10, 11, 1, 2)
+    assert counts.pattern == "cl100k"
+
+
+def test_a_newer_count_file_is_refused_by_version(tmp_path: Path) -> None:
+    data = bytearray((Path(__file__).parent / "fixtures" / "counts_v1.counts").read_bytes())
+    data[4:8] = (99).to_bytes(4, "little")
+    (tmp_path / "new.counts").write_bytes(bytes(data))
+    with pytest.raises(FormatError, match="version 99"):
+        tokenmill.WordCounts.load(tmp_path / "new.counts")
