@@ -1,10 +1,11 @@
 //! From ids back to text, by what the vocabulary is — never by the pre-tokenizer's name:
 //! byte-level and plain character vocabularies concatenate their tokens' bytes; an end-of-word
 //! suffix stands for a space (where pre-tokenization dropped whitespace); WordPiece joins words
-//! with spaces and continuation pieces (`##`) without.
+//! with spaces and continuation pieces (`##`) without; SentencePiece vocabularies spell spaces
+//! as `▁`, bytes as `<0xNN>` tokens, and drop control tokens.
 
 use crate::error::Result;
-use crate::vocab::Vocab;
+use crate::vocab::{TokenKind, Vocab};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decoder {
@@ -22,7 +23,17 @@ pub enum Decoder {
         prefix: String,
         cleanup: bool,
     },
+    /// SentencePiece: `▁` is a space; a byte token is its byte; control tokens are nothing;
+    /// the unknown token is `unknown_surface`. With `strip_first_space`, the space that starts
+    /// the text (the dummy prefix the normalizer added) goes.
+    Metaspace {
+        unknown_surface: String,
+        strip_first_space: bool,
+    },
 }
+
+/// The space marker of SentencePiece vocabularies, U+2581.
+pub const METASPACE: &str = "\u{2581}";
 
 impl Decoder {
     /// What each id contributes to the text. `follows`: the ids continue earlier ones (a
@@ -70,9 +81,45 @@ impl Decoder {
                     parts.push(part);
                 }
             }
+            Decoder::Metaspace { unknown_surface, strip_first_space } => {
+                let mut at_start = !follows;
+                for &id in ids {
+                    let bytes = vocab.token_bytes(id)?;
+                    let mut part = match vocab.kind(id) {
+                        Some(TokenKind::Byte(b)) => vec![b],
+                        Some(TokenKind::Control) => Vec::new(),
+                        Some(TokenKind::Unknown) => unknown_surface.as_bytes().to_vec(),
+                        _ => replace_metaspace(bytes),
+                    };
+                    if at_start && !part.is_empty() {
+                        if *strip_first_space && part[0] == b' ' {
+                            part.remove(0);
+                        }
+                        at_start = false;
+                    }
+                    parts.push(part);
+                }
+            }
         }
         Ok(parts)
     }
+}
+
+/// `bytes` with each `▁` turned into a space.
+fn replace_metaspace(bytes: &[u8]) -> Vec<u8> {
+    let marker = METASPACE.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i..].starts_with(marker) {
+            out.push(b' ');
+            i += marker.len();
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    out
 }
 
 /// The spaces WordPiece decoding removes, applied to one token's text as Hugging Face does.

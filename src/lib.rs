@@ -2,16 +2,17 @@
 //!
 //! The data path, one module per stage:
 //! `normalize` → `special` (split out special tokens) → `pretokenize` → `count` (training) →
-//! `bpe::train` → `tokenizer::Tokenizer` → `bpe::encode` / decode; `serialize` saves and loads.
+//! `models::{bpe, wordpiece}` (training and the per-piece encoders) → `tokenizer::Tokenizer` →
+//! `postprocess` (model inputs) and `decoder`; `serialize` saves and loads.
 //! Only `python` (behind the `python` cargo feature) knows about Python.
 
-pub mod bpe;
 pub mod charset;
 pub mod count;
 pub mod decoder;
 pub mod error;
 pub mod models;
 pub mod normalize;
+pub mod normalize_sentencepiece;
 pub mod piece_cache;
 pub mod postprocess;
 pub mod pretokenize;
@@ -20,6 +21,7 @@ pub mod serialize;
 pub mod special;
 pub mod threads;
 pub mod tokenizer;
+pub mod trie;
 pub mod vocab;
 
 #[cfg(feature = "python")]

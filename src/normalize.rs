@@ -2,6 +2,7 @@
 //! A normalizer is a sequence of steps named in a spec string such as `"nfkc+lowercase"`.
 
 use crate::error::{Error, Result};
+use crate::normalize_sentencepiece::{SentencePieceNormalizer, SentencePieceNormalizerSpec};
 use std::borrow::Cow;
 use unicode_normalization::UnicodeNormalization;
 
@@ -27,9 +28,11 @@ pub enum Step {
     LowercaseChars,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Normalizer {
     steps: Vec<Step>,
+    /// SentencePiece's normalizer (rules and whitespace handling), applied after the steps.
+    sentencepiece: Option<std::sync::Arc<SentencePieceNormalizer>>,
 }
 
 impl Normalizer {
@@ -63,7 +66,18 @@ impl Normalizer {
                 }
             });
         }
-        Ok(Normalizer { steps })
+        Ok(Normalizer { steps, sentencepiece: None })
+    }
+
+    /// This normalizer followed by SentencePiece's.
+    pub fn with_sentencepiece(mut self, spec: SentencePieceNormalizerSpec) -> Self {
+        self.sentencepiece = Some(std::sync::Arc::new(SentencePieceNormalizer::new(spec)));
+        self
+    }
+
+    /// The SentencePiece part's settings, if there is one.
+    pub fn sentencepiece(&self) -> Option<&SentencePieceNormalizerSpec> {
+        self.sentencepiece.as_deref().map(SentencePieceNormalizer::spec)
     }
 
     pub fn spec(&self) -> String {
@@ -92,10 +106,18 @@ impl Normalizer {
     }
 
     pub fn is_identity(&self) -> bool {
-        self.steps.is_empty()
+        self.steps.is_empty() && self.sentencepiece.is_none()
     }
 
     pub fn apply<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let out = self.apply_steps(text);
+        match &self.sentencepiece {
+            Some(sp) => Cow::Owned(sp.apply(&out)),
+            None => out,
+        }
+    }
+
+    fn apply_steps<'t>(&self, text: &'t str) -> Cow<'t, str> {
         let mut out = Cow::Borrowed(text);
         for step in &self.steps {
             out = Cow::Owned(match step {
@@ -168,11 +190,36 @@ impl Normalizer {
     /// than the whole text (a context rule such as a final sigma), every byte maps to the whole
     /// text: offsets then stay valid, only coarse. A prefix space maps to the empty range at 0.
     pub fn apply_aligned<'t>(&self, text: &'t str) -> (Cow<'t, str>, Option<Alignment>) {
-        let whole = self.apply(text);
+        let (stepped, first) = self.steps_aligned(text);
+        let Some(sp) = &self.sentencepiece else {
+            return (stepped, first);
+        };
+        let (out, second) = sp.apply_aligned(&stepped);
+        let Some(first) = first else {
+            return (Cow::Owned(out), Some(second));
+        };
+        // Through both: a range of the stepped text is the span of its bytes' sources.
+        let source = |s: u32, e: u32| {
+            if s == e {
+                let at = first.get(s as usize).map_or(text.len() as u32, |r| r.0);
+                (at, at)
+            } else {
+                (first[s as usize].0, first[e as usize - 1].1)
+            }
+        };
+        let composed = second.into_iter().map(|(s, e)| source(s, e)).collect();
+        (Cow::Owned(out), Some(composed))
+    }
+
+    fn steps_aligned<'t>(&self, text: &'t str) -> (Cow<'t, str>, Option<Alignment>) {
+        let whole = self.apply_steps(text);
         if *whole == *text {
             return (whole, None);
         }
-        let steps = Normalizer { steps: self.steps.iter().copied().filter(|s| *s != Step::PrefixSpace).collect() };
+        let steps = Normalizer {
+            steps: self.steps.iter().copied().filter(|s| *s != Step::PrefixSpace).collect(),
+            sentencepiece: None,
+        };
         let mut out = String::with_capacity(whole.len());
         let mut align: Alignment = Vec::with_capacity(whole.len());
         if self.steps.contains(&Step::PrefixSpace) && !whole.is_empty() && !text.starts_with(' ') {

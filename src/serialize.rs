@@ -11,17 +11,22 @@
 //! ```
 //!
 //! Version 2 adds the `wordpiece` model (`unk_token`, `continuing_subword_prefix`,
-//! `max_input_chars_per_word`, `decoder_cleanup`) and `model_inputs`; version-1 files load as
-//! they always did, and a file of a newer version is refused rather than half read.
+//! `max_input_chars_per_word`, `decoder_cleanup`) and `model_inputs`; version 3 adds the
+//! `unigram` model (`scores` by id, `user_defined`, `byte_fallback`, `unknown_surface`), tokens of
+//! other kinds (`other_tokens`: `[text, id, kind]` for control, unknown, byte and unused tokens)
+//! and the SentencePiece normalizer (`sentencepiece_normalizer`). Older files load as they always
+//! did, and a file of a newer version is refused rather than half read.
 
-use crate::bpe::{Bpe, BpeOptions};
+use crate::models::bpe::{Bpe, BpeOptions};
 use crate::error::{Error, Result};
+use crate::models::unigram::Unigram;
 use crate::models::wordpiece::WordPiece;
+use crate::normalize_sentencepiece::SentencePieceNormalizerSpec;
 use crate::normalize::Normalizer;
 use crate::postprocess::ModelInputs;
 use crate::pretokenize::PreTokenizer;
 use crate::tokenizer::{Model, Tokenizer};
-use crate::vocab::Vocab;
+use crate::vocab::{TokenKind, Vocab};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 use serde::{Deserialize, Serialize};
@@ -29,7 +34,7 @@ use std::io::Write;
 use std::path::Path;
 
 pub const FORMAT: &str = "tokenmill";
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 #[derive(Serialize, Deserialize)]
 struct File {
@@ -41,6 +46,12 @@ struct File {
     #[serde(default)]
     pretokenizer_keeps_gaps: bool,
     special_tokens: Vec<(String, u32)>,
+    /// Control, unknown, byte and unused tokens: (text, id, kind).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    other_tokens: Vec<(String, u32, String)>,
+    /// SentencePiece's normalizer, applied after `normalizer`'s steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sentencepiece_normalizer: Option<SentencePieceNormalizerSpec>,
     model: FileModel,
     /// Post-processor, truncation and padding, when set.
     #[serde(default, skip_serializing_if = "ModelInputs::is_empty")]
@@ -73,6 +84,22 @@ enum FileModel {
         #[serde(default = "yes")]
         decoder_cleanup: bool,
     },
+    Unigram {
+        tokens: Vec<Option<String>>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        far_tokens: Vec<(u32, String)>,
+        /// The score of each id (0 for ids that are not pieces).
+        scores: Vec<f32>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        user_defined: Vec<u32>,
+        byte_fallback: bool,
+        #[serde(default = "default_unknown_surface")]
+        unknown_surface: String,
+    },
+}
+
+fn default_unknown_surface() -> String {
+    crate::models::unigram::DEFAULT_UNKNOWN_SURFACE.to_string()
 }
 
 fn yes() -> bool {
@@ -117,6 +144,14 @@ pub fn to_json(tok: &Tokenizer) -> String {
             max_input_chars_per_word: wp.max_input_chars_per_word(),
             decoder_cleanup: wp.cleanup(),
         },
+        Model::Unigram(u) => FileModel::Unigram {
+            tokens,
+            far_tokens,
+            scores: u.scores().to_vec(),
+            user_defined: u.user_defined(),
+            byte_fallback: u.byte_fallback(),
+            unknown_surface: u.unknown_surface().to_string(),
+        },
     };
     let file = File {
         format: FORMAT.into(),
@@ -125,6 +160,8 @@ pub fn to_json(tok: &Tokenizer) -> String {
         pretokenizer: tok.pretokenizer().spec().to_string(),
         pretokenizer_keeps_gaps: tok.pretokenizer().keeps_gaps(),
         special_tokens: vocab.specials().to_vec(),
+        other_tokens: vocab.kinded().into_iter().map(|(id, text, kind)| (text.to_string(), id, kind.name().into())).collect(),
+        sentencepiece_normalizer: tok.normalizer().sentencepiece().cloned(),
         model_inputs: tok.inputs.clone(),
         model,
     };
@@ -136,6 +173,7 @@ fn read_vocab(
     tokens: &[Option<String>],
     far_tokens: &[(u32, String)],
     specials: &[(String, u32)],
+    others: &[(String, u32, String)],
     bad: &dyn Fn(String) -> Error,
 ) -> Result<Vocab> {
     let mut vocab = Vocab::default();
@@ -146,6 +184,10 @@ fn read_vocab(
     }
     for (text, id) in specials {
         vocab.push_special(text, Some(*id)).map_err(|e| bad(e.to_string()))?;
+    }
+    for (text, id, kind) in others {
+        let kind = TokenKind::parse(kind, text).map_err(|e| bad(e.to_string()))?;
+        vocab.push_kind(text, *id, kind).map_err(|e| bad(e.to_string()))?;
     }
     Ok(vocab)
 }
@@ -179,7 +221,7 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
     let pretokenizer = if file.pretokenizer_keeps_gaps { pretokenizer.keeping_gaps() } else { pretokenizer };
     let model = match file.model {
         FileModel::Bpe { byte_level, end_of_word_suffix, unk_token, whole_piece_first, tokens, far_tokens, merges } => {
-            let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &bad)?;
+            let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &file.other_tokens, &bad)?;
             let options = BpeOptions { byte_level, end_of_word_suffix, unk_token, whole_piece_first };
             let bpe = match merges {
                 Some(merges) => Bpe::from_merges(vocab, merges, options),
@@ -196,7 +238,7 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
             max_input_chars_per_word,
             decoder_cleanup,
         } => {
-            let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &bad)?;
+            let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &file.other_tokens, &bad)?;
             let model = WordPiece::new(
                 vocab,
                 &unk_token,
@@ -207,8 +249,16 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
             .map_err(|e| bad(e.to_string()))?;
             Model::WordPiece(model)
         }
+        FileModel::Unigram { tokens, far_tokens, scores, user_defined, byte_fallback, unknown_surface } => {
+            let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &file.other_tokens, &bad)?;
+            let model = Unigram::new(vocab, scores, user_defined, byte_fallback).map_err(|e| bad(e.to_string()))?;
+            Model::Unigram(model.with_unknown_surface(&unknown_surface))
+        }
     };
-    let normalizer = Normalizer::from_spec(&file.normalizer).map_err(|e| bad(e.to_string()))?;
+    let mut normalizer = Normalizer::from_spec(&file.normalizer).map_err(|e| bad(e.to_string()))?;
+    if let Some(spec) = file.sentencepiece_normalizer {
+        normalizer = normalizer.with_sentencepiece(spec);
+    }
     let mut tok = Tokenizer::new(normalizer, pretokenizer, model);
     file.model_inputs.check(tok.vocab()).map_err(|e| bad(e.to_string()))?;
     tok.inputs = file.model_inputs;
@@ -277,7 +327,7 @@ pub fn vocab_listing(tok: &Tokenizer) -> String {
     let vocab = tok.vocab();
     let merges = match tok.model() {
         Model::Bpe(bpe) => merge_list(bpe),
-        Model::WordPiece(_) => Vec::new(),
+        Model::WordPiece(_) | Model::Unigram(_) => Vec::new(),
     };
     let mut made_by: rustc_hash::FxHashMap<u32, (u32, u32)> = rustc_hash::FxHashMap::default();
     for (l, r) in merges {

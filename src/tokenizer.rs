@@ -1,9 +1,10 @@
 //! The pipeline: special tokens → normalize → pre-tokenize → model → ids, and ids → bytes.
 
-use crate::bpe::Bpe;
+use crate::models::bpe::Bpe;
 use crate::count::WordSplitter;
 use crate::decoder::Decoder;
 use crate::error::{Error, Result};
+use crate::models::unigram::Unigram;
 use crate::models::wordpiece::WordPiece;
 use crate::normalize::Normalizer;
 use crate::piece_cache;
@@ -19,6 +20,7 @@ use rustc_hash::FxHashSet;
 pub enum Model {
     Bpe(Bpe),
     WordPiece(WordPiece),
+    Unigram(Unigram),
 }
 
 impl Model {
@@ -26,14 +28,16 @@ impl Model {
         match self {
             Model::Bpe(m) => m.vocab(),
             Model::WordPiece(m) => m.vocab(),
+            Model::Unigram(m) => m.vocab(),
         }
     }
 
-    /// `"bpe"` or `"wordpiece"`.
+    /// `"bpe"`, `"wordpiece"` or `"unigram"`.
     pub fn model_type(&self) -> &'static str {
         match self {
             Model::Bpe(_) => "bpe",
             Model::WordPiece(_) => "wordpiece",
+            Model::Unigram(_) => "unigram",
         }
     }
 
@@ -42,6 +46,10 @@ impl Model {
             Model::Bpe(m) => m.encode_piece(piece, out),
             Model::WordPiece(m) => {
                 m.encode_word(piece, out, None);
+                Ok(())
+            }
+            Model::Unigram(m) => {
+                m.encode_piece(piece, out);
                 Ok(())
             }
         }
@@ -65,11 +73,12 @@ impl Model {
                     })
                     .collect()
             }
+            Model::Unigram(m) => m.piece_lens(piece, ids),
         }
     }
 
     /// The decoder that suits this model, given how the text was pre-tokenized.
-    fn decoder(&self, pretokenizer: &PreTokenizer) -> Decoder {
+    fn decoder(&self, normalizer: &Normalizer, pretokenizer: &PreTokenizer) -> Decoder {
         match self {
             Model::Bpe(m) => match &m.options().end_of_word_suffix {
                 Some(suffix) => Decoder::Suffix {
@@ -79,6 +88,10 @@ impl Model {
                 None => Decoder::Bytes,
             },
             Model::WordPiece(m) => Decoder::WordPiece { prefix: m.prefix().to_string(), cleanup: m.cleanup() },
+            Model::Unigram(m) => Decoder::Metaspace {
+                unknown_surface: m.unknown_surface().to_string(),
+                strip_first_space: normalizer.sentencepiece().is_some_and(|sp| sp.add_dummy_prefix),
+            },
         }
     }
 }
@@ -100,6 +113,25 @@ impl SpecialSet {
             SpecialSet::All => true,
             SpecialSet::Only(set) => set.contains(token),
         }
+    }
+}
+
+/// A small, fast, seedable generator (SplitMix64): sampling must repeat exactly for a seed on
+/// every platform, which a generator of our own guarantees.
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in [0, 1).
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
@@ -139,7 +171,7 @@ pub struct Tokenizer {
 impl Tokenizer {
     pub fn new(normalizer: Normalizer, pretokenizer: PreTokenizer, model: Model) -> Self {
         let specials = SpecialTokens::new(model.vocab().specials());
-        let decoder = model.decoder(&pretokenizer);
+        let decoder = model.decoder(&normalizer, &pretokenizer);
         Tokenizer {
             splitter: WordSplitter { normalizer, pretokenizer, specials },
             model: std::sync::Arc::new(model),
@@ -300,6 +332,51 @@ impl Tokenizer {
     /// ones (WordPiece then puts a space before the first). Streaming decoders use both.
     pub fn decode_parts(&self, ids: &[u32], trim_end: bool, follows: bool) -> Result<Vec<Vec<u8>>> {
         self.decoder.parts(self.vocab(), ids, follows, trim_end)
+    }
+
+    /// The Unigram model, or an error naming what needs one.
+    fn unigram(&self, what: &str) -> Result<&Unigram> {
+        match self.model() {
+            Model::Unigram(m) => Ok(m),
+            other => Err(Error::config(format!("{what} needs a Unigram model; this one is {}", other.model_type()))),
+        }
+    }
+
+    /// The `n` best cuts of `text` (special-token text is ordinary text) with their scores,
+    /// best first. The whole normalized text is one lattice, as SentencePiece's n-best is.
+    pub fn nbest(&self, text: &str, n: usize) -> Result<Vec<(Vec<u32>, f32)>> {
+        let model = self.unigram("n-best encoding")?;
+        let normalized = self.splitter.normalizer.apply(text);
+        let mut cuts = crate::models::unigram::lattice::nbest(model, &normalized, n);
+        if model.byte_fallback() {
+            for (ids, _) in &mut cuts {
+                model.spell_unknown_as_bytes(&normalized, 0, ids);
+            }
+        }
+        Ok(cuts)
+    }
+
+    /// `text` cut by sampling (subword regularization): each piece's cut is drawn with
+    /// probability proportional to exp(`alpha` × score). `seed` makes the draw repeatable.
+    /// Never touches the piece cache, which holds best cuts only.
+    pub fn encode_sampled(&self, text: &str, alpha: f32, seed: u64) -> Result<Vec<u32>> {
+        let model = self.unigram("sampling")?;
+        if !(alpha.is_finite() && alpha >= 0.0) {
+            return Err(Error::config(format!("alpha must be a finite number >= 0, got {alpha}")));
+        }
+        let mut rng = SplitMix64(seed);
+        let mut uniform = || rng.next_f64();
+        let normalized = self.splitter.normalizer.apply(text);
+        let mut out = Vec::with_capacity(text.len() / 3);
+        self.splitter.pretokenizer.for_each_piece(&normalized, |piece| {
+            let start = out.len();
+            crate::models::unigram::lattice::sample(model, piece, alpha, &mut uniform, &mut out);
+            if model.byte_fallback() {
+                model.spell_unknown_as_bytes(piece, start, &mut out);
+            }
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// The pieces the pre-tokenizer cuts `text` into (after normalization).

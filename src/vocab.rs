@@ -1,4 +1,5 @@
-//! The id space shared by every model: id → token bytes, bytes → id, and the special tokens.
+//! The id space shared by every model: id → token bytes, bytes → id, and what kind each token
+//! is (ordinary, special, control, unknown, byte, unused).
 
 use crate::error::{Error, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -35,6 +36,74 @@ pub struct Vocab {
     specials: Vec<(String, u32)>,
     special_ids: FxHashMap<String, u32>,
     special_id_set: FxHashSet<u32>,
+    /// Tokens of the other kinds (control, unknown, byte, unused), by id and by spelling. They
+    /// are not in `ids`: the model never produces them from text by their spelling, so a byte
+    /// token spelled `<0x41>` and an ordinary `<0x41>` (or `A`) never collide.
+    kinds: FxHashMap<u32, TokenKind>,
+    kind_ids: FxHashMap<String, u32>,
+    /// The byte tokens by byte value (`u32::MAX`: none), for byte fallback.
+    byte_ids: Option<Box<[u32; 256]>>,
+}
+
+/// What a token is, beyond its spelling.
+///
+/// `Special` tokens are matched in raw text (`<|endoftext|>`, `[MASK]`, SentencePiece's
+/// user-defined symbols); `Control` tokens (SentencePiece's `<s>`, `</s>`) are only ever
+/// inserted by templates and decode to nothing; `Unknown` stands for text the model cannot
+/// spell; a `Byte` token is one raw byte (byte fallback, spelled `<0xNN>`); `Unused` tokens
+/// hold an id and are never produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TokenKind {
+    Normal,
+    Special,
+    Control,
+    Unknown,
+    Byte(u8),
+    Unused,
+}
+
+impl TokenKind {
+    /// The kind's name in files and in Python: `normal`, `special`, `control`, `unknown`,
+    /// `byte`, `unused`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TokenKind::Normal => "normal",
+            TokenKind::Special => "special",
+            TokenKind::Control => "control",
+            TokenKind::Unknown => "unknown",
+            TokenKind::Byte(_) => "byte",
+            TokenKind::Unused => "unused",
+        }
+    }
+
+    /// The kind named `name` for a token spelled `text` (a byte token's value comes from its
+    /// spelling, `<0x41>`).
+    pub fn parse(name: &str, text: &str) -> Result<Self> {
+        Ok(match name {
+            "normal" => TokenKind::Normal,
+            "special" => TokenKind::Special,
+            "control" => TokenKind::Control,
+            "unknown" => TokenKind::Unknown,
+            "unused" => TokenKind::Unused,
+            "byte" => TokenKind::Byte(byte_spelling(text).ok_or_else(|| {
+                Error::config(format!("byte token {text:?} is not spelled <0xNN> with two hex digits"))
+            })?),
+            other => {
+                return Err(Error::config(format!(
+                    "unknown token kind {other:?}; kinds are normal, special, control, unknown, byte, unused"
+                )))
+            }
+        })
+    }
+}
+
+/// The byte a token spelled `<0xNN>` stands for.
+pub fn byte_spelling(text: &str) -> Option<u8> {
+    let hex = text.strip_prefix("<0x")?.strip_suffix('>')?;
+    if hex.len() != 2 {
+        return None;
+    }
+    u8::from_str_radix(hex, 16).ok()
 }
 
 /// An id at most this far past the dense range (or within twice its length) extends it; one
@@ -292,6 +361,73 @@ impl Vocab {
         Ok(id)
     }
 
+    /// Adds a control, unknown, byte or unused token spelled `text` at `id`. Its spelling is
+    /// what `token_bytes` returns and what templates name it by; the model never produces it
+    /// from that spelling.
+    pub fn push_kind(&mut self, text: &str, id: u32, kind: TokenKind) -> Result<()> {
+        let what = format!("{} token {text:?}", kind.name());
+        match kind {
+            TokenKind::Normal | TokenKind::Special => {
+                return Err(Error::config(format!("{what}: use insert or push_special")));
+            }
+            TokenKind::Byte(b) => {
+                let table = self.byte_ids.get_or_insert_with(|| Box::new([u32::MAX; 256]));
+                if table[b as usize] != u32::MAX {
+                    return Err(Error::config(format!("{what}: byte {b:#04x} already has token {}", table[b as usize])));
+                }
+            }
+            _ => {}
+        }
+        if let Some(&other) = self.kind_ids.get(text) {
+            return Err(Error::config(format!("{what} has two ids, {other} and {id}")));
+        }
+        self.place(id, text.as_bytes(), &what)?;
+        if let TokenKind::Byte(b) = kind {
+            self.byte_ids.as_mut().expect("made above")[b as usize] = id;
+        }
+        self.kinds.insert(id, kind);
+        self.kind_ids.insert(text.to_string(), id);
+        Ok(())
+    }
+
+    /// What the token at `id` is (`None` if no token holds the id).
+    pub fn kind(&self, id: u32) -> Option<TokenKind> {
+        if let Some(&kind) = self.kinds.get(&id) {
+            return Some(kind);
+        }
+        if self.special_id_set.contains(&id) {
+            return Some(TokenKind::Special);
+        }
+        self.token_bytes(id).ok().map(|_| TokenKind::Normal)
+    }
+
+    /// The id of the token of kind control, unknown, byte or unused spelled `text`.
+    pub fn kind_id(&self, text: &str) -> Option<u32> {
+        self.kind_ids.get(text).copied()
+    }
+
+    /// The byte token for byte `b` (byte fallback).
+    #[inline]
+    pub fn byte_id(&self, b: u8) -> Option<u32> {
+        self.byte_ids.as_ref().map(|t| t[b as usize]).filter(|&id| id != u32::MAX)
+    }
+
+    /// Whether the vocabulary has a byte token for every byte value.
+    pub fn has_all_bytes(&self) -> bool {
+        self.byte_ids.as_ref().is_some_and(|t| t.iter().all(|&id| id != u32::MAX))
+    }
+
+    /// (id, spelling, kind) of every control, unknown, byte and unused token, in id order.
+    pub fn kinded(&self) -> Vec<(u32, &str, TokenKind)> {
+        let mut out: Vec<(u32, &str, TokenKind)> = self
+            .kind_ids
+            .iter()
+            .map(|(text, &id)| (id, text.as_str(), self.kinds[&id]))
+            .collect();
+        out.sort_unstable_by_key(|&(id, _, _)| id);
+        out
+    }
+
     /// Number of ids (one past the largest id).
     pub fn n_vocab(&self) -> usize {
         self.n_vocab
@@ -304,7 +440,7 @@ impl Vocab {
 
     /// Number of ids that hold a token.
     pub fn len(&self) -> usize {
-        self.ids.len() + self.special_id_set.len()
+        self.ids.len() + self.special_id_set.len() + self.kinds.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -335,9 +471,13 @@ impl Vocab {
         }
     }
 
-    /// The id of an ordinary or special token.
+    /// The id of a token of any kind spelled `bytes`: ordinary first, then special, then the
+    /// other kinds.
     pub fn any_id(&self, bytes: &[u8]) -> Option<u32> {
-        self.id(bytes).or_else(|| std::str::from_utf8(bytes).ok().and_then(|t| self.special_id(t)))
+        self.id(bytes).or_else(|| {
+            let text = std::str::from_utf8(bytes).ok()?;
+            self.special_id(text).or_else(|| self.kind_id(text))
+        })
     }
 
     /// The id of a special token.
@@ -362,7 +502,7 @@ impl Vocab {
     /// (id, bytes) of every ordinary token in id order.
     pub fn ordinary(&self) -> impl Iterator<Item = (u32, &[u8])> + '_ {
         self.ids_in_order()
-            .filter(move |&id| !self.is_special(id))
+            .filter(move |&id| !self.is_special(id) && !self.kinds.contains_key(&id))
             .map(move |id| (id, self.token_bytes(id).expect("listed ids hold tokens")))
     }
 }
@@ -392,6 +532,33 @@ mod tests {
         assert!(ids.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(ids.last(), Some(&4_000_000_000));
         assert_eq!(v.ordinary().count(), v.len() - 1);
+    }
+
+    #[test]
+    fn kinds_keep_their_spellings_apart_from_ordinary_tokens() {
+        let mut v = Vocab::default();
+        v.insert(0, b"A").unwrap();
+        v.insert(1, b"<0x41>").unwrap();
+        v.push_kind("<0x41>", 2, TokenKind::parse("byte", "<0x41>").unwrap()).unwrap();
+        v.push_kind("<s>", 3, TokenKind::Control).unwrap();
+        v.push_kind("<unk>", 4, TokenKind::Unknown).unwrap();
+        assert_eq!(v.id(b"<0x41>"), Some(1), "the ordinary spelling stays ordinary");
+        assert_eq!(v.byte_id(b'A'), Some(2));
+        assert_eq!(v.byte_id(b'B'), None);
+        assert_eq!(v.kind(2), Some(TokenKind::Byte(0x41)));
+        assert_eq!(v.kind(3), Some(TokenKind::Control));
+        assert_eq!(v.kind(0), Some(TokenKind::Normal));
+        assert_eq!(v.kind(9), None);
+        assert_eq!(v.any_id(b"<s>"), Some(3));
+        assert_eq!(v.id(b"<s>"), None, "a control token is never an ordinary match");
+        assert_eq!(v.token_bytes(4).unwrap(), b"<unk>");
+        assert_eq!(v.len(), 5);
+        assert_eq!(v.ordinary().count(), 2);
+        assert!(v.push_kind("<0x41>", 5, TokenKind::Byte(0x41)).is_err(), "byte given twice");
+        assert!(v.push_kind("<s>", 6, TokenKind::Control).is_err(), "spelling given twice");
+        assert!(TokenKind::parse("byte", "<0x4>").is_err());
+        assert!(TokenKind::parse("glyph", "x").is_err());
+        assert_eq!(v.kinded().iter().map(|k| k.0).collect::<Vec<_>>(), vec![2, 3, 4]);
     }
 
     #[test]

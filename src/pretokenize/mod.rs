@@ -3,7 +3,8 @@
 //!
 //! Presets `gpt2`, `cl100k` and `o200k` are hand-written splitters ([`presets`]) equal to the
 //! regexes tiktoken ships; `whitespace` splits on `\s` runs and drops them; `none` keeps the text
-//! whole; anything else is compiled as a user regex (with lookaround, via `fancy-regex`) and its
+//! whole; `metaspace` cuts SentencePiece-normalized text before each `▁` (`metaspace_suffix`:
+//! after each); anything else is compiled as a user regex (with lookaround, via `fancy-regex`) and its
 //! matches are the pieces, as in tiktoken (text between matches is dropped).
 
 mod classes;
@@ -21,7 +22,7 @@ pub const O200K_PATTERN: &str = concat!(
 );
 
 /// Every name `from_spec` takes for a preset.
-pub const PRESET_NAMES: [&str; 13] = [
+pub const PRESET_NAMES: [&str; 15] = [
     "bert",
     "gpt2",
     "r50k",
@@ -34,6 +35,8 @@ pub const PRESET_NAMES: [&str; 13] = [
     "o200k",
     "o200k_base",
     "whitespace",
+    "metaspace",
+    "metaspace_suffix",
     "none",
 ];
 
@@ -45,6 +48,11 @@ pub enum PreTokenizer {
     Whitespace,
     /// BERT's: split on whitespace (dropped) and around every punctuation character.
     Bert,
+    /// Text whose spaces are `▁` (SentencePiece): a piece starts at each `▁`, or with `suffix`
+    /// ends after each. Lossless.
+    Metaspace {
+        suffix: bool,
+    },
     None,
     /// Matches are pieces; with `keep_gaps`, so is the text between matches (Hugging Face's
     /// `Split` with `Isolated`); without, that text is dropped (tiktoken).
@@ -66,6 +74,8 @@ impl PreTokenizer {
             "o200k" | "o200k_base" => PreTokenizer::O200k,
             "whitespace" => PreTokenizer::Whitespace,
             "bert" => PreTokenizer::Bert,
+            "metaspace" => PreTokenizer::Metaspace { suffix: false },
+            "metaspace_suffix" => PreTokenizer::Metaspace { suffix: true },
             "none" => PreTokenizer::None,
             _ if !spec.is_empty() && spec.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => {
                 let lower = spec.to_ascii_lowercase();
@@ -77,7 +87,7 @@ impl PreTokenizer {
                 return Err(Error::Pattern {
                     pattern: spec.to_string(),
                     reason: format!(
-                        "unknown preset{hint}; use gpt2, r50k_base, p50k_base, cl100k, cl100k_base, o200k, o200k_base, bert, whitespace, none or a regex"
+                        "unknown preset{hint}; use gpt2, r50k_base, p50k_base, cl100k, cl100k_base, o200k, o200k_base, bert, whitespace, metaspace, metaspace_suffix, none or a regex"
                     ),
                 });
             }
@@ -98,6 +108,8 @@ impl PreTokenizer {
             PreTokenizer::O200k => "o200k",
             PreTokenizer::Whitespace => "whitespace",
             PreTokenizer::Bert => "bert",
+            PreTokenizer::Metaspace { suffix: false } => "metaspace",
+            PreTokenizer::Metaspace { suffix: true } => "metaspace_suffix",
             PreTokenizer::None => "none",
             PreTokenizer::Regex { pattern, .. } => pattern,
         }
@@ -121,7 +133,9 @@ impl PreTokenizer {
             PreTokenizer::Gpt2 => Some(GPT2_PATTERN),
             PreTokenizer::Cl100k => Some(CL100K_PATTERN),
             PreTokenizer::O200k => Some(O200K_PATTERN),
-            PreTokenizer::Whitespace | PreTokenizer::Bert | PreTokenizer::None => None,
+            PreTokenizer::Whitespace | PreTokenizer::Bert | PreTokenizer::Metaspace { .. } | PreTokenizer::None => {
+                None
+            }
             PreTokenizer::Regex { pattern, .. } => Some(pattern),
         }
     }
@@ -134,6 +148,7 @@ impl PreTokenizer {
             PreTokenizer::Gpt2
                 | PreTokenizer::Cl100k
                 | PreTokenizer::O200k
+                | PreTokenizer::Metaspace { .. }
                 | PreTokenizer::None
                 | PreTokenizer::Regex { keep_gaps: true, .. }
         )
@@ -165,6 +180,18 @@ impl PreTokenizer {
             PreTokenizer::O200k => presets::o200k_piece_end,
             PreTokenizer::None => {
                 return if text.is_empty() { Ok(()) } else { f(text) };
+            }
+            PreTokenizer::Metaspace { suffix } => {
+                let marker = crate::decoder::METASPACE;
+                let mut start = 0;
+                for (i, _) in text.match_indices(marker) {
+                    let cut = if *suffix { i + marker.len() } else { i };
+                    if cut > start {
+                        f(&text[start..cut])?;
+                        start = cut;
+                    }
+                }
+                return if start < text.len() { f(&text[start..]) } else { Ok(()) };
             }
             PreTokenizer::Whitespace => {
                 let table = classes::table();
@@ -275,6 +302,15 @@ mod tests {
         assert!(matches!(PreTokenizer::from_spec("cl100"), Err(Error::Pattern { .. })));
         assert!(PreTokenizer::from_spec(r"\w+").is_ok());
         assert!(matches!(PreTokenizer::from_spec("(unclosed"), Err(Error::Pattern { .. })));
+    }
+
+    #[test]
+    fn metaspace_cuts_at_each_marker() {
+        let p = PreTokenizer::from_spec("metaspace").unwrap();
+        assert_eq!(p.split("▁hello▁▁world▁").unwrap(), ["▁hello", "▁", "▁world", "▁"]);
+        assert_eq!(p.split("ab▁c").unwrap(), ["ab", "▁c"]);
+        let p = PreTokenizer::from_spec("metaspace_suffix").unwrap();
+        assert_eq!(p.split("hello▁▁world▁x").unwrap(), ["hello▁", "▁", "world▁", "x"]);
     }
 
     #[test]

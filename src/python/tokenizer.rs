@@ -2,7 +2,7 @@
 
 use super::callback::detach_reporting;
 use super::errors::to_py;
-use crate::bpe::{Bpe, BpeOptions};
+use crate::models::bpe::{Bpe, BpeOptions};
 use crate::normalize::Normalizer;
 use crate::pretokenize::PreTokenizer;
 use crate::serialize;
@@ -357,6 +357,10 @@ impl CoreTokenizer {
             Model::WordPiece(w) => serde_json::json!({"type": "wordpiece", "unk_token": w.unk_token(),
                 "continuing_subword_prefix": w.prefix(),
                 "max_input_chars_per_word": w.max_input_chars_per_word(), "decoder_cleanup": w.cleanup()}),
+            Model::Unigram(u) => serde_json::json!({"type": "unigram",
+                "unk_token": String::from_utf8_lossy(u.vocab().token_bytes(u.unk_id()).unwrap_or_default()),
+                "byte_fallback": u.byte_fallback(), "user_defined": u.user_defined(),
+                "unknown_surface": u.unknown_surface()}),
         };
         config.to_string()
     }
@@ -415,7 +419,38 @@ impl CoreTokenizer {
         match self.inner.model() {
             Model::Bpe(b) => b.options().unk_token.clone(),
             Model::WordPiece(w) => Some(w.unk_token().to_string()),
+            Model::Unigram(u) => u.vocab().token_bytes(u.unk_id()).ok().map(|b| String::from_utf8_lossy(b).into()),
         }
+    }
+
+    /// What the token at `id` is: `normal`, `special`, `control`, `unknown`, `byte` or `unused`.
+    fn token_kind(&self, id: u32) -> Option<&'static str> {
+        self.inner.vocab().kind(id).map(|k| k.name())
+    }
+
+    /// A Unigram piece's score (its log-probability).
+    fn score(&self, id: u32) -> Option<f32> {
+        match self.inner.model() {
+            Model::Unigram(u) => self.inner.vocab().kind(id).map(|_| u.score(id)),
+            _ => None,
+        }
+    }
+
+    /// The `n` best cuts of `text` with their scores (Unigram).
+    fn nbest(&self, py: Python<'_>, text: PyBackedStr, n: usize) -> PyResult<Vec<(Vec<u32>, f32)>> {
+        let text: &str = &text;
+        py.detach(|| self.inner.nbest(text, n)).map_err(to_py)
+    }
+
+    /// `text` cut by sampling with `alpha` and `seed` (Unigram subword regularization).
+    fn encode_sampled(&self, py: Python<'_>, text: PyBackedStr, alpha: f32, seed: u64) -> PyResult<Vec<u32>> {
+        let text: &str = &text;
+        py.detach(|| self.inner.encode_sampled(text, alpha, seed)).map_err(to_py)
+    }
+
+    /// `text` after normalization (what the pre-tokenizer sees).
+    fn normalize(&self, text: PyBackedStr) -> String {
+        self.inner.normalizer().apply(&text).into_owned()
     }
 
     fn pre_tokenize(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<String>> {

@@ -3,8 +3,8 @@
 use super::callback::detach_reporting;
 use super::errors::to_py;
 use super::tokenizer::CoreTokenizer;
-use crate::bpe::train::{self, BpeTrainConfig, TrainProgress};
-use crate::bpe::BpeOptions;
+use crate::models::bpe::train::{self, BpeTrainConfig, TrainProgress};
+use crate::models::bpe::BpeOptions;
 use crate::count::{WordCounts, WordSplitter};
 use crate::error::Error;
 use crate::normalize::Normalizer;

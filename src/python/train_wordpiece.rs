@@ -3,7 +3,7 @@
 
 use super::callback::detach_reporting;
 use super::train::WordCounter;
-use crate::models::wordpiece_train::{self, WordPieceProgress, WordPieceTrainConfig};
+use crate::models::wordpiece::train::{self, WordPieceProgress, WordPieceTrainConfig};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -24,7 +24,7 @@ pub fn train_wordpiece<'py>(
     let counts = counter.shared_counts();
     let tokens = detach_reporting(py, progress.as_ref(), |notify| {
         let mut report = |p: WordPieceProgress| notify(&[p.tokens, p.target]);
-        wordpiece_train::train(&counts, &config, &mut report)
+        train::train(&counts, &config, &mut report)
     })?;
     Ok(tokens.iter().map(|t| PyBytes::new(py, t)).collect())
 }

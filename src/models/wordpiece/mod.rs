@@ -3,6 +3,8 @@
 //! word that cannot be covered this way, or is longer than `max_input_chars_per_word`, is the
 //! unknown token as a whole.
 
+pub mod train;
+
 use crate::error::{Error, Result};
 use crate::vocab::Vocab;
 

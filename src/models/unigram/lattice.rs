@@ -1,0 +1,258 @@
+//! The lattice of a piece of text: a node for every vocabulary piece that occurs in it (and an
+//! unknown node for each character no one-character piece covers), joined where one ends and
+//! the next starts. Viterbi walks it once, left to right, in f32 exactly as SentencePiece
+//! adds scores, so ties fall the same way; n-best, sampling and the training statistics walk
+//! the same edges.
+
+use super::{utf8_len, Unigram};
+
+/// One edge of the lattice: the piece `id` covers `start..end` (byte offsets) with `score`.
+#[derive(Debug, Clone, Copy)]
+pub struct Edge {
+    pub start: u32,
+    pub end: u32,
+    pub id: u32,
+    pub score: f32,
+}
+
+/// Calls `edge` for every edge starting at each character of `text`, in order of start, and
+/// within a start shortest first; the unknown edge (if any) comes after a start's pieces.
+#[inline]
+fn for_each_edge(model: &Unigram, text: &str, mut edge: impl FnMut(Edge)) {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    while start < bytes.len() {
+        let char_len = utf8_len(bytes[start]);
+        let mut single = false;
+        model.trie().for_each_prefix(&bytes[start..], |len, id| {
+            single |= len == char_len;
+            edge(Edge { start: start as u32, end: (start + len) as u32, id, score: model.lattice_score(id) });
+        });
+        if !single {
+            let end = (start + char_len) as u32;
+            edge(Edge { start: start as u32, end, id: model.unk_id(), score: model.unk_score() });
+        }
+        start += char_len;
+    }
+}
+
+/// Appends the ids of the best cut of `text`. A later start replaces the best way into a
+/// position only with a strictly higher score, as SentencePiece does.
+pub fn viterbi(model: &Unigram, text: &str, out: &mut Vec<u32>) {
+    if text.is_empty() {
+        return;
+    }
+    const UNSET: u32 = u32::MAX;
+    // Per byte position: (best score into it, where that piece starts, its id).
+    let mut best: Vec<(f32, u32, u32)> = vec![(0.0, UNSET, 0); text.len() + 1];
+    best[0].1 = 0;
+    for_each_edge(model, text, |e| {
+        let from = best[e.start as usize];
+        let candidate = from.0 + e.score;
+        let to = &mut best[e.end as usize];
+        if to.1 == UNSET || candidate > to.0 {
+            *to = (candidate, e.start, e.id);
+        }
+    });
+    let first = out.len();
+    let mut pos = text.len();
+    while pos > 0 {
+        let (_, start, id) = best[pos];
+        out.push(id);
+        pos = start as usize;
+    }
+    out[first..].reverse();
+}
+
+/// Every edge of `text`'s lattice, grouped by end position: `ends[e]` lists the edges ending
+/// at byte `e`.
+fn edges_by_end(model: &Unigram, text: &str) -> Vec<Vec<Edge>> {
+    let mut ends: Vec<Vec<Edge>> = vec![Vec::new(); text.len() + 1];
+    for_each_edge(model, text, |e| ends[e.end as usize].push(e));
+    ends
+}
+
+/// log(exp(a) + exp(b)) without overflow.
+fn log_add(a: f64, b: f64) -> f64 {
+    if a == f64::NEG_INFINITY {
+        return b;
+    }
+    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
+    hi + (lo - hi).exp().ln_1p()
+}
+
+/// The `n` best cuts of `text` with their total scores, best first (ties: the cut Viterbi
+/// would pick first). Each position keeps its `n` best ways in, so the cost is n × edges.
+pub fn nbest(model: &Unigram, text: &str, n: usize) -> Vec<(Vec<u32>, f32)> {
+    if n == 0 {
+        return Vec::new();
+    }
+    if text.is_empty() {
+        return vec![(Vec::new(), 0.0)];
+    }
+    let ends = edges_by_end(model, text);
+    // Per position, its best ways in: (score, edge index in ends[pos], rank of the way into the
+    // edge's start).
+    let mut ways: Vec<Vec<(f32, u32, u32)>> = vec![Vec::new(); text.len() + 1];
+    ways[0].push((0.0, 0, 0));
+    for pos in 1..=text.len() {
+        let mut here: Vec<(f32, u32, u32)> = Vec::new();
+        for (k, e) in ends[pos].iter().enumerate() {
+            for (r, &(score, _, _)) in ways[e.start as usize].iter().enumerate() {
+                here.push((score + e.score, k as u32, r as u32));
+            }
+        }
+        // Stable: equal scores keep the order of starts, as Viterbi's strict comparison does.
+        here.sort_by(|a, b| b.0.total_cmp(&a.0));
+        here.truncate(n);
+        ways[pos] = here;
+    }
+    let mut out = Vec::with_capacity(n);
+    for top in 0..ways[text.len()].len() {
+        let total = ways[text.len()][top].0;
+        let mut ids = Vec::new();
+        let (mut pos, mut rank) = (text.len(), top);
+        while pos > 0 {
+            let (_, k, r) = ways[pos][rank];
+            let e = ends[pos][k as usize];
+            ids.push(e.id);
+            pos = e.start as usize;
+            rank = r as usize;
+        }
+        ids.reverse();
+        out.push((ids, total));
+    }
+    out
+}
+
+/// A cut of `text` drawn with probability proportional to exp(`alpha` × its score) (subword
+/// regularization): forward sums, then edges drawn backwards from the end. `uniform` gives
+/// numbers in [0, 1).
+pub fn sample(model: &Unigram, text: &str, alpha: f32, uniform: &mut impl FnMut() -> f64, out: &mut Vec<u32>) {
+    if text.is_empty() {
+        return;
+    }
+    let ends = edges_by_end(model, text);
+    let alpha = alpha as f64;
+    let mut forward = vec![f64::NEG_INFINITY; text.len() + 1];
+    forward[0] = 0.0;
+    for pos in 1..=text.len() {
+        for e in &ends[pos] {
+            forward[pos] = log_add(forward[pos], forward[e.start as usize] + alpha * e.score as f64);
+        }
+    }
+    let first = out.len();
+    let mut pos = text.len();
+    while pos > 0 {
+        let total = forward[pos];
+        let mut target = uniform();
+        let mut chosen = ends[pos].last().expect("every reached position has an edge in");
+        for e in &ends[pos] {
+            let p = (forward[e.start as usize] + alpha * e.score as f64 - total).exp();
+            if target < p {
+                chosen = e;
+                break;
+            }
+            target -= p;
+        }
+        out.push(chosen.id);
+        pos = chosen.start as usize;
+    }
+    out[first..].reverse();
+}
+
+/// Adds to `expected[id]` `weight` × the expected number of times piece `id` occurs in a cut
+/// of `text` drawn by probability (forward–backward), and returns `weight` × log Z(text), the
+/// log-likelihood. The training E-step.
+pub fn expected_counts(model: &Unigram, text: &str, weight: f64, expected: &mut [f64]) -> f64 {
+    if text.is_empty() {
+        return 0.0;
+    }
+    let ends = edges_by_end(model, text);
+    let n = text.len();
+    let mut forward = vec![f64::NEG_INFINITY; n + 1];
+    let mut backward = vec![f64::NEG_INFINITY; n + 1];
+    forward[0] = 0.0;
+    for pos in 1..=n {
+        for e in &ends[pos] {
+            forward[pos] = log_add(forward[pos], forward[e.start as usize] + e.score as f64);
+        }
+    }
+    backward[n] = 0.0;
+    for pos in (1..=n).rev() {
+        for e in &ends[pos] {
+            let s = e.start as usize;
+            backward[s] = log_add(backward[s], backward[pos] + e.score as f64);
+        }
+    }
+    let z = forward[n];
+    for (pos, edges) in ends.iter().enumerate() {
+        for e in edges {
+            let p = (forward[e.start as usize] + e.score as f64 + backward[pos] - z).exp();
+            if let Some(slot) = expected.get_mut(e.id as usize) {
+                *slot += weight * p;
+            }
+        }
+    }
+    weight * z
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::model;
+    use super::*;
+
+    fn spell(m: &Unigram, ids: &[u32]) -> String {
+        ids.iter().map(|&id| String::from_utf8_lossy(m.vocab().token_bytes(id).unwrap()).into_owned() + "|").collect()
+    }
+
+    #[test]
+    fn nbest_lists_cuts_by_score_and_starts_with_viterbi() {
+        let m = model(&[("a", -1.0), ("b", -1.5), ("ab", -2.0), ("abc", -4.0), ("c", -1.2), ("bc", -2.1)], false);
+        let best = nbest(&m, "abc", 10);
+        let mut first = Vec::new();
+        viterbi(&m, "abc", &mut first);
+        assert_eq!(best[0].0, first);
+        // Every cut of "abc" from these pieces: abc, a|bc, ab|c, a|b|c.
+        assert_eq!(best.len(), 4);
+        let scores: Vec<f32> = best.iter().map(|b| b.1).collect();
+        assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+        assert_eq!(spell(&m, &best[0].0), "a|bc|"); // -3.1 against ab|c -3.2, a|b|c -3.7, abc -4
+        assert_eq!(nbest(&m, "abc", 2).len(), 2);
+    }
+
+    #[test]
+    fn sampling_follows_the_cut_probabilities() {
+        let m = model(&[("a", -1.0), ("b", -1.0), ("ab", -1.5)], false);
+        // P(ab) ∝ e^-1.5, P(a|b) ∝ e^-2.
+        let want = (-1.5f64).exp() / ((-1.5f64).exp() + (-2.0f64).exp());
+        let mut state = 7u64;
+        let mut uniform = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let draws = 20_000;
+        let mut whole = 0;
+        for _ in 0..draws {
+            let mut ids = Vec::new();
+            sample(&m, "ab", 1.0, &mut uniform, &mut ids);
+            whole += (ids.len() == 1) as usize;
+        }
+        let got = whole as f64 / draws as f64;
+        assert!((got - want).abs() < 0.02, "{got} vs {want}");
+    }
+
+    #[test]
+    fn expected_counts_sum_to_the_expected_number_of_pieces() {
+        let m = model(&[("a", -1.0), ("b", -1.0), ("ab", -1.5)], false);
+        let mut expected = vec![0.0; m.vocab().n_vocab()];
+        let log_z = expected_counts(&m, "ab", 2.0, &mut expected);
+        let z = (-1.5f64).exp() + (-2.0f64).exp();
+        assert!((log_z - 2.0 * z.ln()).abs() < 1e-9);
+        let p_whole = (-1.5f64).exp() / z;
+        let id_ab = m.vocab().id(b"ab").unwrap() as usize;
+        let id_a = m.vocab().id(b"a").unwrap() as usize;
+        assert!((expected[id_ab] - 2.0 * p_whole).abs() < 1e-9);
+        assert!((expected[id_a] - 2.0 * (1.0 - p_whole)).abs() < 1e-9);
+    }
+}

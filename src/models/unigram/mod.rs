@@ -1,0 +1,271 @@
+//! Unigram (SentencePiece): every piece has a log-probability score, and a piece of text is
+//! cut into the pieces whose scores sum highest (Viterbi over the lattice of all pieces that
+//! occur in it). `lattice.rs` holds the lattice and what else it answers: the n best cuts and a
+//! cut sampled in proportion to its probability (subword regularization).
+//!
+//! A character that no piece covers becomes the unknown piece, with a score well below every
+//! real piece; with byte fallback the unknown piece is then spelled as its UTF-8 bytes
+//! (`<0xE3>` …). User-defined pieces always win where they match: their score grows with their
+//! length past anything ordinary pieces can reach.
+
+pub mod lattice;
+
+use crate::error::{Error, Result};
+use crate::trie::Trie;
+use crate::vocab::{TokenKind, Vocab};
+use rustc_hash::FxHashSet;
+
+/// How far below the lowest piece score an unknown character scores (SentencePiece's penalty).
+pub const UNKNOWN_PENALTY: f32 = 10.0;
+
+#[derive(Debug, Clone)]
+pub struct Unigram {
+    vocab: Vocab,
+    /// Each id's score as the model file gives it (0 for ids without one).
+    scores: Vec<f32>,
+    /// The score each piece counts with in the lattice (user-defined pieces boosted).
+    lattice_scores: Vec<f32>,
+    /// The pieces the lattice can use: ordinary and user-defined, not control, byte or unused.
+    trie: Trie,
+    user_defined: FxHashSet<u32>,
+    unk_id: u32,
+    unk_score: f32,
+    byte_fallback: bool,
+    /// What the unknown token decodes to.
+    unknown_surface: String,
+}
+
+/// What SentencePiece decodes the unknown token to by default: " ⁇ ".
+pub const DEFAULT_UNKNOWN_SURFACE: &str = " \u{2047} ";
+
+impl Unigram {
+    /// A model from a vocabulary (whose unknown token has kind `Unknown`), a score per id,
+    /// the ids of user-defined pieces, and whether unknown text falls back to byte tokens.
+    pub fn new(vocab: Vocab, scores: Vec<f32>, user_defined: Vec<u32>, byte_fallback: bool) -> Result<Self> {
+        let unk_id = vocab
+            .kinded()
+            .into_iter()
+            .find(|&(_, _, kind)| kind == TokenKind::Unknown)
+            .map(|(id, _, _)| id)
+            .ok_or_else(|| Error::config("a Unigram model needs a token of kind unknown (such as <unk>)"))?;
+        if scores.len() < vocab.dense_len() && vocab.ordinary().any(|(id, _)| id as usize >= scores.len()) {
+            return Err(Error::config(format!(
+                "a Unigram model needs a score for every piece: {} scores for {} ids",
+                scores.len(),
+                vocab.n_vocab()
+            )));
+        }
+        if let Some(bad) = scores.iter().position(|s| !s.is_finite()) {
+            return Err(Error::config(format!("piece {bad} has score {}, which is not a finite number", scores[bad])));
+        }
+        if byte_fallback && !vocab.has_all_bytes() {
+            return Err(Error::config("byte fallback needs a byte token <0x00> … <0xFF> for each of the 256 bytes"));
+        }
+        let user_defined: FxHashSet<u32> = user_defined.into_iter().collect();
+        for &id in &user_defined {
+            if vocab.kind(id) != Some(TokenKind::Normal) {
+                return Err(Error::config(format!("user-defined piece {id} is not an ordinary token")));
+            }
+        }
+        let pieces: Vec<(u32, &[u8])> = vocab.ordinary().collect();
+        let score_of = |id: u32| scores.get(id as usize).copied().unwrap_or(0.0);
+        let normal = || pieces.iter().filter(|(id, _)| !user_defined.contains(id)).map(|&(id, _)| score_of(id));
+        // SentencePiece starts these at FLT_MAX and FLT_MIN (the smallest positive float, not the
+        // most negative): with all scores negative, a user-defined piece scores just -0.1.
+        let min_score = normal().fold(f32::MAX, f32::min);
+        let max_score = normal().fold(f32::MIN_POSITIVE, f32::max);
+        let mut lattice_scores = vec![0.0f32; vocab.n_vocab()];
+        for &(id, bytes) in &pieces {
+            lattice_scores[id as usize] = if user_defined.contains(&id) {
+                // Longer than any ordinary cut can beat: each byte is worth the best score.
+                bytes.len() as f32 * max_score - 0.1
+            } else {
+                score_of(id)
+            };
+        }
+        let trie = Trie::new(pieces.iter().map(|&(id, bytes)| (bytes, id)));
+        Ok(Unigram {
+            scores,
+            lattice_scores,
+            trie,
+            user_defined,
+            unk_id,
+            unk_score: min_score - UNKNOWN_PENALTY,
+            byte_fallback,
+            unknown_surface: DEFAULT_UNKNOWN_SURFACE.to_string(),
+            vocab,
+        })
+    }
+
+    /// The same model, decoding the unknown token to `surface`.
+    pub fn with_unknown_surface(mut self, surface: &str) -> Self {
+        self.unknown_surface = surface.to_string();
+        self
+    }
+
+    pub fn unknown_surface(&self) -> &str {
+        &self.unknown_surface
+    }
+
+    pub fn vocab(&self) -> &Vocab {
+        &self.vocab
+    }
+
+    pub fn unk_id(&self) -> u32 {
+        self.unk_id
+    }
+
+    pub fn byte_fallback(&self) -> bool {
+        self.byte_fallback
+    }
+
+    /// The score of `id` as the model gives it.
+    pub fn score(&self, id: u32) -> f32 {
+        self.scores.get(id as usize).copied().unwrap_or(0.0)
+    }
+
+    pub fn scores(&self) -> &[f32] {
+        &self.scores
+    }
+
+    /// The user-defined pieces' ids, sorted.
+    pub fn user_defined(&self) -> Vec<u32> {
+        let mut ids: Vec<u32> = self.user_defined.iter().copied().collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// Appends the ids of the best cut of `piece`.
+    pub fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) {
+        let start = out.len();
+        lattice::viterbi(self, piece, out);
+        if self.byte_fallback {
+            self.spell_unknown_as_bytes(piece, start, out);
+        }
+    }
+
+    /// Replaces each unknown id appended after `from` by the byte tokens of the text it covers.
+    /// The cut is re-walked to find that text: every id but the unknown spells its own bytes.
+    pub(crate) fn spell_unknown_as_bytes(&self, piece: &str, from: usize, out: &mut Vec<u32>) {
+        if !out[from..].contains(&self.unk_id) {
+            return;
+        }
+        let ids: Vec<u32> = out.drain(from..).collect();
+        let mut pos = 0;
+        let bytes = piece.as_bytes();
+        for id in ids {
+            if id == self.unk_id {
+                let len = utf8_len(bytes[pos]);
+                for &b in &bytes[pos..pos + len] {
+                    out.push(self.vocab.byte_id(b).expect("byte fallback has all 256 byte tokens"));
+                }
+                pos += len;
+            } else {
+                out.push(id);
+                pos += self.vocab.token_bytes(id).map_or(0, <[u8]>::len);
+            }
+        }
+    }
+
+    /// The text lengths (bytes of `piece`) the ids of its cut cover.
+    pub fn piece_lens(&self, piece: &str, ids: &[u32]) -> Option<Vec<usize>> {
+        let bytes = piece.as_bytes();
+        let mut pos = 0;
+        let mut lens = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let len = if id == self.unk_id {
+                utf8_len(*bytes.get(pos)?)
+            } else if let Some(TokenKind::Byte(_)) = self.vocab.kind(id) {
+                1
+            } else {
+                self.vocab.token_bytes(id).ok()?.len()
+            };
+            lens.push(len);
+            pos += len;
+        }
+        (pos == bytes.len()).then_some(lens)
+    }
+
+    pub(crate) fn trie(&self) -> &Trie {
+        &self.trie
+    }
+
+    #[inline]
+    pub(crate) fn lattice_score(&self, id: u32) -> f32 {
+        self.lattice_scores[id as usize]
+    }
+
+    pub(crate) fn unk_score(&self) -> f32 {
+        self.unk_score
+    }
+}
+
+/// The length of the UTF-8 character that starts with `lead`.
+#[inline]
+pub(crate) fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0..=0x7F => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A model over `pieces` with their scores, `<unk>` at id 0.
+    pub(crate) fn model(pieces: &[(&str, f32)], byte_fallback: bool) -> Unigram {
+        let mut vocab = Vocab::default();
+        vocab.push_kind("<unk>", 0, TokenKind::Unknown).unwrap();
+        let mut scores = vec![0.0];
+        let mut next = 1;
+        if byte_fallback {
+            for b in 0..=255u8 {
+                vocab.push_kind(&format!("<0x{b:02X}>"), next, TokenKind::Byte(b)).unwrap();
+                scores.push(0.0);
+                next += 1;
+            }
+        }
+        for (piece, score) in pieces {
+            vocab.insert(next, piece.as_bytes()).unwrap();
+            scores.push(*score);
+            next += 1;
+        }
+        Unigram::new(vocab, scores, Vec::new(), byte_fallback).unwrap()
+    }
+
+    fn cut(m: &Unigram, text: &str) -> Vec<String> {
+        let mut ids = Vec::new();
+        m.encode_piece(text, &mut ids);
+        ids.iter().map(|&id| String::from_utf8_lossy(m.vocab().token_bytes(id).unwrap()).into_owned()).collect()
+    }
+
+    #[test]
+    fn the_highest_scoring_cut_wins() {
+        let m = model(&[("▁ab", -1.0), ("▁a", -1.0), ("b", -1.0), ("c", -2.0), ("bc", -2.5), ("▁", -3.0)], false);
+        assert_eq!(cut(&m, "▁abc"), ["▁ab", "c"]); // -3 against ▁a + bc = -3.5
+        assert_eq!(cut(&m, "▁ad"), ["▁a", "<unk>"]);
+    }
+
+    #[test]
+    fn unknown_characters_fall_back_to_bytes() {
+        let m = model(&[("▁a", -1.0)], true);
+        assert_eq!(cut(&m, "▁aé"), ["▁a", "<0xC3>", "<0xA9>"]);
+        let mut ids = Vec::new();
+        m.encode_piece("▁aé", &mut ids);
+        assert_eq!(m.piece_lens("▁aé", &ids), Some(vec![4, 1, 1]));
+    }
+
+    #[test]
+    fn a_model_needs_an_unknown_token_and_finite_scores() {
+        let mut vocab = Vocab::default();
+        vocab.insert(0, b"a").unwrap();
+        assert!(Unigram::new(vocab.clone(), vec![0.0], Vec::new(), false).is_err());
+        vocab.push_kind("<unk>", 1, TokenKind::Unknown).unwrap();
+        assert!(Unigram::new(vocab.clone(), vec![f32::NAN, 0.0], Vec::new(), false).is_err());
+        assert!(Unigram::new(vocab.clone(), vec![-1.0, 0.0], Vec::new(), true).is_err(), "no byte tokens");
+        assert!(Unigram::new(vocab, vec![-1.0, 0.0], Vec::new(), false).is_ok());
+    }
+}

@@ -1,0 +1,166 @@
+//! SentencePiece's normalizer: a table of rewrite rules applied by longest match (the
+//! "precompiled character map" of `nmt_nfkc` and friends, read from the `.model` file), then
+//! its whitespace rules: leading, trailing and repeated spaces dropped, a `▁` put in front of
+//! the text (the dummy prefix), and every space written as `▁`.
+//!
+//! It keeps where each output byte came from, so offsets reach the original text.
+
+use crate::decoder::METASPACE;
+use crate::normalize::Alignment;
+use crate::trie::Trie;
+use serde::{Deserialize, Serialize};
+
+/// The settings of a SentencePiece normalizer as files store them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SentencePieceNormalizerSpec {
+    /// (source, replacement) rules, matched longest first at each position.
+    pub rules: Vec<(String, String)>,
+    /// Text matched here is copied unchanged (user-defined pieces: never normalized).
+    #[serde(default)]
+    pub keep: Vec<String>,
+    pub add_dummy_prefix: bool,
+    pub remove_extra_whitespaces: bool,
+    pub escape_whitespaces: bool,
+    #[serde(default)]
+    pub treat_whitespace_as_suffix: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct SentencePieceNormalizer {
+    spec: SentencePieceNormalizerSpec,
+    rules: Trie,
+    keep: Trie,
+}
+
+impl PartialEq for SentencePieceNormalizer {
+    fn eq(&self, other: &Self) -> bool {
+        self.spec == other.spec
+    }
+}
+
+impl SentencePieceNormalizer {
+    pub fn new(spec: SentencePieceNormalizerSpec) -> Self {
+        let rules = Trie::new(spec.rules.iter().enumerate().map(|(i, (from, _))| (from.as_bytes(), i as u32)));
+        let keep = Trie::new(spec.keep.iter().enumerate().map(|(i, k)| (k.as_bytes(), i as u32)));
+        SentencePieceNormalizer { spec, rules, keep }
+    }
+
+    pub fn spec(&self) -> &SentencePieceNormalizerSpec {
+        &self.spec
+    }
+
+    /// What the rules make of the start of `text`: (replacement, bytes consumed).
+    fn normalize_prefix<'a>(&'a self, text: &'a str) -> (&'a str, usize) {
+        if let Some((len, _)) = self.keep.longest_prefix(text.as_bytes()) {
+            return (&text[..len], len);
+        }
+        if let Some((len, rule)) = self.rules.longest_prefix(text.as_bytes()) {
+            return (&self.spec.rules[rule as usize].1, len);
+        }
+        let len = text.chars().next().map_or(0, char::len_utf8);
+        (&text[..len], len)
+    }
+
+    /// The normalized text and, for each of its bytes, the byte range of `text` it came from.
+    pub fn apply_aligned(&self, text: &str) -> (String, Alignment) {
+        let spec = &self.spec;
+        let space = if spec.escape_whitespaces { METASPACE } else { " " };
+        let mut out = String::with_capacity(text.len() + 4);
+        let mut align: Alignment = Vec::with_capacity(text.len() + 4);
+        let mut pos = 0;
+        if spec.remove_extra_whitespaces {
+            while pos < text.len() {
+                let (piece, used) = self.normalize_prefix(&text[pos..]);
+                if piece != " " {
+                    break;
+                }
+                pos += used;
+            }
+        }
+        if pos == text.len() {
+            return (out, align);
+        }
+        let dummy = |out: &mut String, align: &mut Alignment, at: usize| {
+            out.push_str(space);
+            align.extend(std::iter::repeat_n((at as u32, at as u32), space.len()));
+        };
+        if spec.add_dummy_prefix && !spec.treat_whitespace_as_suffix {
+            dummy(&mut out, &mut align, pos);
+        }
+        let mut after_space = spec.remove_extra_whitespaces;
+        while pos < text.len() {
+            let (piece, used) = self.normalize_prefix(&text[pos..]);
+            let source = (pos as u32, (pos + used) as u32);
+            let mut piece = piece;
+            while after_space && piece.starts_with(' ') {
+                piece = &piece[1..];
+            }
+            if !piece.is_empty() {
+                for c in piece.chars() {
+                    if c == ' ' {
+                        out.push_str(space);
+                        align.extend(std::iter::repeat_n(source, space.len()));
+                    } else {
+                        out.push(c);
+                        align.extend(std::iter::repeat_n(source, c.len_utf8()));
+                    }
+                }
+                after_space = piece.ends_with(' ');
+            }
+            pos += used;
+            if !spec.remove_extra_whitespaces {
+                after_space = false;
+            }
+        }
+        if spec.remove_extra_whitespaces {
+            while out.ends_with(space) {
+                out.truncate(out.len() - space.len());
+                align.truncate(out.len());
+            }
+        }
+        if spec.add_dummy_prefix && spec.treat_whitespace_as_suffix && !out.is_empty() {
+            dummy(&mut out, &mut align, text.len());
+        }
+        (out, align)
+    }
+
+    pub fn apply(&self, text: &str) -> String {
+        self.apply_aligned(text).0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn normalizer(rules: &[(&str, &str)], dummy: bool, extra: bool) -> SentencePieceNormalizer {
+        SentencePieceNormalizer::new(SentencePieceNormalizerSpec {
+            rules: rules.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect(),
+            keep: Vec::new(),
+            add_dummy_prefix: dummy,
+            remove_extra_whitespaces: extra,
+            escape_whitespaces: true,
+            treat_whitespace_as_suffix: false,
+        })
+    }
+
+    #[test]
+    fn whitespace_rules() {
+        let n = normalizer(&[], true, true);
+        assert_eq!(n.apply("  hello   world  "), "▁hello▁world");
+        assert_eq!(n.apply("   "), "");
+        let n = normalizer(&[], false, false);
+        assert_eq!(n.apply(" a  b "), "▁a▁▁b▁");
+    }
+
+    #[test]
+    fn rules_match_longest_first_and_align_to_their_source() {
+        let n = normalizer(&[("Ａ", "A"), ("ｶﾞ", "ガ"), ("ｶ", "カ"), ("\u{3000}", " ")], true, true);
+        let (text, align) = n.apply_aligned("ｶﾞＡ\u{3000}\u{3000}x");
+        assert_eq!(text, "▁ガA▁x");
+        assert_eq!(align.len(), text.len());
+        assert_eq!(align[0], (0, 0), "the dummy prefix covers nothing");
+        assert_eq!(align[3], (0, 6), "ガ comes from the two half-width characters");
+        assert_eq!(align[6], (6, 9));
+    }
+}
