@@ -4,8 +4,8 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-use tokenmill::bpe::train::{train, BpeTrainConfig};
-use tokenmill::bpe::BpeOptions;
+use tokenmill::models::bpe::train::{train, BpeTrainConfig};
+use tokenmill::models::bpe::BpeOptions;
 use tokenmill::count::{WordCounts, WordSplitter};
 use tokenmill::normalize::Normalizer;
 use tokenmill::pretokenize::PreTokenizer;

@@ -1,7 +1,7 @@
 //! End to end through the Rust API: count → train → encode → decode → save → load.
 
-use tokenmill::bpe::train::{train, BpeTrainConfig};
-use tokenmill::bpe::BpeOptions;
+use tokenmill::models::bpe::train::{train, BpeTrainConfig};
+use tokenmill::models::bpe::BpeOptions;
 use tokenmill::count::{WordCounts, WordSplitter};
 use tokenmill::normalize::Normalizer;
 use tokenmill::pretokenize::PreTokenizer;
