@@ -23,13 +23,41 @@ pub enum Decoder {
         prefix: String,
         cleanup: bool,
     },
-    /// SentencePiece: `▁` is a space; a byte token is its byte; control tokens are nothing;
-    /// the unknown token is `unknown_surface`. With `strip_first_space`, the space that starts
-    /// the text (the dummy prefix the normalizer added) goes.
+    /// SentencePiece: `▁` is a space; byte tokens are their bytes (a byte that is not part of
+    /// valid UTF-8 becomes U+FFFD on its own); control tokens are nothing; the unknown token is
+    /// `unknown_surface`; `strip_leading` says which spaces that start the text go.
     Metaspace {
         unknown_surface: String,
-        strip_first_space: bool,
+        strip_leading: StripLeading,
     },
+}
+
+/// Which leading `▁` a SentencePiece decoder drops: none, the first piece's (the dummy prefix
+/// the normalizer added), or every piece's until text appears (the normalizer also removed
+/// leading whitespace, so none of it was in the input).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StripLeading {
+    Never,
+    One,
+    All,
+}
+
+/// The parts of a run of byte tokens: each valid UTF-8 character's bytes as they are, each byte
+/// that starts no valid character as U+FFFD, one part per byte token.
+fn byte_run_parts(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let mut parts = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let len = crate::models::unigram::utf8_len(bytes[i]);
+        if i + len <= bytes.len() && std::str::from_utf8(&bytes[i..i + len]).is_ok() {
+            parts.extend(bytes[i..i + len].iter().map(|&b| vec![b]));
+            i += len;
+        } else {
+            parts.push("\u{FFFD}".as_bytes().to_vec());
+            i += 1;
+        }
+    }
+    parts
 }
 
 /// The space marker of SentencePiece vocabularies, U+2581.
@@ -81,23 +109,48 @@ impl Decoder {
                     parts.push(part);
                 }
             }
-            Decoder::Metaspace { unknown_surface, strip_first_space } => {
+            Decoder::Metaspace { unknown_surface, strip_leading } => {
+                // SentencePiece's rules: at the start, pieces lose their leading `▁` (one piece,
+                // or every piece until some text appears when extra whitespace is removed);
+                // control tokens and the unknown token never lose anything.
                 let mut at_start = !follows;
-                for &id in ids {
-                    let bytes = vocab.token_bytes(id)?;
-                    let mut part = match vocab.kind(id) {
-                        Some(TokenKind::Byte(b)) => vec![b],
+                let mut stripped_one = false;
+                let mut i = 0;
+                while i < ids.len() {
+                    if let Some(TokenKind::Byte(_)) = vocab.kind(ids[i]) {
+                        let run = ids[i..].iter().take_while(|&&id| matches!(vocab.kind(id), Some(TokenKind::Byte(_))));
+                        let bytes: Vec<u8> = run.filter_map(|&id| match vocab.kind(id) {
+                            Some(TokenKind::Byte(b)) => Some(b),
+                            _ => None,
+                        }).collect();
+                        parts.extend(byte_run_parts(&bytes));
+                        at_start = false;
+                        i += bytes.len();
+                        continue;
+                    }
+                    let id = ids[i];
+                    if stripped_one {
+                        at_start = false;
+                    }
+                    let part = match vocab.kind(id) {
                         Some(TokenKind::Control) => Vec::new(),
                         Some(TokenKind::Unknown) => unknown_surface.as_bytes().to_vec(),
-                        _ => replace_metaspace(bytes),
-                    };
-                    if at_start && !part.is_empty() {
-                        if *strip_first_space && part[0] == b' ' {
-                            part.remove(0);
+                        _ => {
+                            let mut bytes = vocab.token_bytes(id)?;
+                            if at_start && *strip_leading != StripLeading::Never {
+                                if let Some(rest) = bytes.strip_prefix(METASPACE.as_bytes()) {
+                                    bytes = rest;
+                                    stripped_one = *strip_leading == StripLeading::One;
+                                }
+                            }
+                            replace_metaspace(bytes)
                         }
+                    };
+                    if !part.is_empty() {
                         at_start = false;
                     }
                     parts.push(part);
+                    i += 1;
                 }
             }
         }

@@ -118,7 +118,7 @@ impl SentencePieceNormalizer {
                 align.truncate(out.len());
             }
         }
-        if spec.add_dummy_prefix && spec.treat_whitespace_as_suffix && !out.is_empty() {
+        if spec.add_dummy_prefix && spec.treat_whitespace_as_suffix {
             dummy(&mut out, &mut align, text.len());
         }
         (out, align)

@@ -2,7 +2,7 @@
 
 use crate::models::bpe::Bpe;
 use crate::count::WordSplitter;
-use crate::decoder::Decoder;
+use crate::decoder::{Decoder, StripLeading};
 use crate::error::{Error, Result};
 use crate::models::unigram::Unigram;
 use crate::models::wordpiece::WordPiece;
@@ -90,7 +90,11 @@ impl Model {
             Model::WordPiece(m) => Decoder::WordPiece { prefix: m.prefix().to_string(), cleanup: m.cleanup() },
             Model::Unigram(m) => Decoder::Metaspace {
                 unknown_surface: m.unknown_surface().to_string(),
-                strip_first_space: normalizer.sentencepiece().is_some_and(|sp| sp.add_dummy_prefix),
+                strip_leading: match normalizer.sentencepiece() {
+                    Some(sp) if sp.remove_extra_whitespaces => StripLeading::All,
+                    Some(sp) if sp.add_dummy_prefix => StripLeading::One,
+                    _ => StripLeading::Never,
+                },
             },
         }
     }
@@ -347,13 +351,15 @@ impl Tokenizer {
     pub fn nbest(&self, text: &str, n: usize) -> Result<Vec<(Vec<u32>, f32)>> {
         let model = self.unigram("n-best encoding")?;
         let normalized = self.splitter.normalizer.apply(text);
-        let mut cuts = crate::models::unigram::lattice::nbest(model, &normalized, n);
-        if model.byte_fallback() {
-            for (ids, _) in &mut cuts {
-                model.spell_unknown_as_bytes(&normalized, 0, ids);
-            }
-        }
-        Ok(cuts)
+        let cuts = crate::models::unigram::lattice::nbest(model, &normalized, n);
+        Ok(cuts
+            .into_iter()
+            .map(|(cut, score)| {
+                let mut ids = Vec::with_capacity(cut.len());
+                model.emit(&normalized, cut.into_iter(), |id, _| ids.push(id));
+                (ids, score)
+            })
+            .collect())
     }
 
     /// `text` cut by sampling (subword regularization): each piece's cut is drawn with
@@ -368,12 +374,11 @@ impl Tokenizer {
         let mut uniform = || rng.next_f64();
         let normalized = self.splitter.normalizer.apply(text);
         let mut out = Vec::with_capacity(text.len() / 3);
+        let mut cut = Vec::new();
         self.splitter.pretokenizer.for_each_piece(&normalized, |piece| {
-            let start = out.len();
-            crate::models::unigram::lattice::sample(model, piece, alpha, &mut uniform, &mut out);
-            if model.byte_fallback() {
-                model.spell_unknown_as_bytes(piece, start, &mut out);
-            }
+            cut.clear();
+            crate::models::unigram::lattice::sample(model, piece, alpha, &mut uniform, &mut cut);
+            model.emit(piece, cut.iter().copied(), |id, _| out.push(id));
             Ok(())
         })?;
         Ok(out)

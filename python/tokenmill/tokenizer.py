@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import os
+import random
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Union
@@ -219,6 +221,23 @@ class Tokenizer:
         return json.loads(self._core.model_config_json())
 
     @classmethod
+    def from_sentencepiece(cls, path: str | os.PathLike[str] | bytes) -> Tokenizer:
+        """Loads a SentencePiece `.model` file (or its bytes): the Unigram model with its piece
+        kinds (control, unknown, byte, user-defined, unused), byte fallback and the normalizer
+        it embeds (precompiled character map, dummy prefix, whitespace rules). `encode(text)`
+        returns what `SentencePieceProcessor.encode(text)` does: no `<s>`/`</s>` unless asked.
+
+        >>> sp = Tokenizer.from_sentencepiece("spm.model")   # doctest: +SKIP
+        >>> sp.tokenize("Hello world")                        # doctest: +SKIP
+        ['▁Hello', '▁world']
+        """
+        from tokenmill.formats import sentencepiece_tokenizer
+
+        if isinstance(path, (bytes, bytearray)):
+            return cls(sentencepiece_tokenizer.read("<bytes>", bytes(path)))
+        return cls(sentencepiece_tokenizer.read(str(path), path))
+
+    @classmethod
     def from_gpt2(cls, vocab_path: str | os.PathLike[str], merges_path: str | os.PathLike[str]) -> Tokenizer:
         """Loads GPT-2's `vocab.json` + `merges.txt` pair."""
         from tokenmill.formats import huggingface as hf
@@ -347,6 +366,53 @@ class Tokenizer:
                     "pass disallowed_special=() to encode it as ordinary text"
                 )
         return allowed, disallowed
+
+    def encode_sampled(self, text: str, *, alpha: float = 0.1, seed: int | None = None) -> list[int]:
+        """`text` cut by sampling (Unigram subword regularization): each pre-tokenized piece's cut
+        is drawn with probability proportional to P(cut)^`alpha` — near 0 all cuts alike, large
+        `alpha` almost always the best cut. The same `seed` gives the same ids; none draws a seed.
+        Special-token text is ordinary text.
+
+        >>> tok.encode_sampled("New York", alpha=0.1, seed=1)   # doctest: +SKIP
+        [12, 931, 87]
+        """
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not math.isfinite(alpha) or alpha < 0:
+            raise _core.ConfigError(f"alpha must be a finite number >= 0, got {alpha!r}")
+        if seed is None:
+            seed = random.getrandbits(64)
+        elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+            raise _core.ConfigError(f"seed must be an int between 0 and 2**64 - 1, got {seed!r}")
+        return self._core.encode_sampled(_without_surrogates(text), float(alpha), seed)
+
+    def nbest(self, text: str, n: int) -> list[tuple[list[int], float]]:
+        """The `n` best cuts of `text` (Unigram) as (ids, score), best first; the score is the
+        sum of the pieces' log-probabilities.
+
+        >>> [ids for ids, _ in tok.nbest("hello", 2)]   # doctest: +SKIP
+        [[151], [23, 87]]
+        """
+        n = _checks.count("n", n, minimum=1, maximum=1024)
+        return self._core.nbest(_without_surrogates(text), n)
+
+    def token_kind(self, token_id: int) -> str:
+        """What token `token_id` is: ``"normal"``, ``"special"`` (matched in text), ``"control"``
+        (inserted by templates only), ``"unknown"``, ``"byte"`` (byte fallback) or ``"unused"``."""
+        kind = self._core.token_kind(token_id) if isinstance(token_id, int) and 0 <= token_id < 2**32 else None
+        if kind is None:
+            raise _bad_ids([token_id])
+        return kind
+
+    def score(self, token_id: int) -> float:
+        """A Unigram piece's score (its log-probability); `ConfigError` for other models."""
+        if self.model_type != "unigram":
+            raise _core.ConfigError(f"scores belong to Unigram models; this one is {self.model_type}")
+        self.token_kind(token_id)
+        return self._core.score(token_id)
+
+    def normalize(self, text: str) -> str:
+        """`text` after the normalizer: what the pre-tokenizer sees (SentencePiece models: with
+        `▁` for spaces, as `SentencePieceProcessor.normalize` gives it)."""
+        return self._core.normalize(_without_surrogates(text))
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encodes `text`, treating special-token text as ordinary text."""
@@ -785,6 +851,8 @@ class Tokenizer:
     def __repr__(self) -> str:
         if self.model_type == "wordpiece":
             kind = "WordPiece"
+        elif self.model_type == "unigram":
+            kind = "Unigram"
         else:
             kind = ("byte-level" if self.byte_level else "char-level") + " BPE"
         return f"<tokenmill.Tokenizer {kind}, {self.vocab_size} tokens, pattern={self.pattern!r}>"

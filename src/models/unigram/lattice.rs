@@ -12,7 +12,7 @@ pub struct Edge {
     pub start: u32,
     pub end: u32,
     pub id: u32,
-    pub score: f32,
+    pub score: f64,
 }
 
 /// Calls `edge` for every edge starting at each character of `text`, in order of start, and
@@ -30,15 +30,18 @@ fn for_each_edge(model: &Unigram, text: &str, mut edge: impl FnMut(Edge)) {
         });
         if !single {
             let end = (start + char_len) as u32;
-            edge(Edge { start: start as u32, end, id: model.unk_id(), score: model.unk_score() });
+            edge(Edge { start: start as u32, end, id: model.unk_id(), score: model.unk_score() as f64 });
         }
         start += char_len;
     }
 }
 
-/// Appends the ids of the best cut of `text`. A later start replaces the best way into a
-/// position only with a strictly higher score, as SentencePiece does.
-pub fn viterbi(model: &Unigram, text: &str, out: &mut Vec<u32>) {
+/// The best cut of `text` as (start, end, id) from the end backwards. A later start replaces
+/// the best way into a position only with a strictly higher score, and the sums are rounded as
+/// SentencePiece rounds them (a piece's sum in double against the stored float; the unknown
+/// piece's sum in float), so ties and near-ties fall the same way.
+pub fn viterbi(model: &Unigram, text: &str, path: &mut Vec<(u32, u32, u32)>) {
+    path.clear();
     if text.is_empty() {
         return;
     }
@@ -46,22 +49,28 @@ pub fn viterbi(model: &Unigram, text: &str, out: &mut Vec<u32>) {
     // Per byte position: (best score into it, where that piece starts, its id).
     let mut best: Vec<(f32, u32, u32)> = vec![(0.0, UNSET, 0); text.len() + 1];
     best[0].1 = 0;
+    let unk = model.unk_id();
     for_each_edge(model, text, |e| {
-        let from = best[e.start as usize];
-        let candidate = from.0 + e.score;
+        let from = best[e.start as usize].0;
         let to = &mut best[e.end as usize];
-        if to.1 == UNSET || candidate > to.0 {
-            *to = (candidate, e.start, e.id);
+        if e.id == unk {
+            let candidate = model.unk_score() + from;
+            if to.1 == UNSET || candidate > to.0 {
+                *to = (candidate, e.start, e.id);
+            }
+        } else {
+            let candidate = e.score + from as f64;
+            if to.1 == UNSET || candidate > to.0 as f64 {
+                *to = (candidate as f32, e.start, e.id);
+            }
         }
     });
-    let first = out.len();
     let mut pos = text.len();
     while pos > 0 {
         let (_, start, id) = best[pos];
-        out.push(id);
+        path.push((start, pos as u32, id));
         pos = start as usize;
     }
-    out[first..].reverse();
 }
 
 /// Every edge of `text`'s lattice, grouped by end position: `ends[e]` lists the edges ending
@@ -81,9 +90,12 @@ fn log_add(a: f64, b: f64) -> f64 {
     hi + (lo - hi).exp().ln_1p()
 }
 
+/// A cut: (start, end, id) of each piece, in order.
+pub type Cut = Vec<(u32, u32, u32)>;
+
 /// The `n` best cuts of `text` with their total scores, best first (ties: the cut Viterbi
 /// would pick first). Each position keeps its `n` best ways in, so the cost is n × edges.
-pub fn nbest(model: &Unigram, text: &str, n: usize) -> Vec<(Vec<u32>, f32)> {
+pub fn nbest(model: &Unigram, text: &str, n: usize) -> Vec<(Cut, f32)> {
     if n == 0 {
         return Vec::new();
     }
@@ -93,10 +105,10 @@ pub fn nbest(model: &Unigram, text: &str, n: usize) -> Vec<(Vec<u32>, f32)> {
     let ends = edges_by_end(model, text);
     // Per position, its best ways in: (score, edge index in ends[pos], rank of the way into the
     // edge's start).
-    let mut ways: Vec<Vec<(f32, u32, u32)>> = vec![Vec::new(); text.len() + 1];
+    let mut ways: Vec<Vec<(f64, u32, u32)>> = vec![Vec::new(); text.len() + 1];
     ways[0].push((0.0, 0, 0));
     for pos in 1..=text.len() {
-        let mut here: Vec<(f32, u32, u32)> = Vec::new();
+        let mut here: Vec<(f64, u32, u32)> = Vec::new();
         for (k, e) in ends[pos].iter().enumerate() {
             for (r, &(score, _, _)) in ways[e.start as usize].iter().enumerate() {
                 here.push((score + e.score, k as u32, r as u32));
@@ -110,17 +122,17 @@ pub fn nbest(model: &Unigram, text: &str, n: usize) -> Vec<(Vec<u32>, f32)> {
     let mut out = Vec::with_capacity(n);
     for top in 0..ways[text.len()].len() {
         let total = ways[text.len()][top].0;
-        let mut ids = Vec::new();
+        let mut cut = Vec::new();
         let (mut pos, mut rank) = (text.len(), top);
         while pos > 0 {
             let (_, k, r) = ways[pos][rank];
             let e = ends[pos][k as usize];
-            ids.push(e.id);
+            cut.push((e.start, e.end, e.id));
             pos = e.start as usize;
             rank = r as usize;
         }
-        ids.reverse();
-        out.push((ids, total));
+        cut.reverse();
+        out.push((cut, total as f32));
     }
     out
 }
@@ -128,7 +140,7 @@ pub fn nbest(model: &Unigram, text: &str, n: usize) -> Vec<(Vec<u32>, f32)> {
 /// A cut of `text` drawn with probability proportional to exp(`alpha` × its score) (subword
 /// regularization): forward sums, then edges drawn backwards from the end. `uniform` gives
 /// numbers in [0, 1).
-pub fn sample(model: &Unigram, text: &str, alpha: f32, uniform: &mut impl FnMut() -> f64, out: &mut Vec<u32>) {
+pub fn sample(model: &Unigram, text: &str, alpha: f32, uniform: &mut impl FnMut() -> f64, out: &mut Cut) {
     if text.is_empty() {
         return;
     }
@@ -138,7 +150,7 @@ pub fn sample(model: &Unigram, text: &str, alpha: f32, uniform: &mut impl FnMut(
     forward[0] = 0.0;
     for pos in 1..=text.len() {
         for e in &ends[pos] {
-            forward[pos] = log_add(forward[pos], forward[e.start as usize] + alpha * e.score as f64);
+            forward[pos] = log_add(forward[pos], forward[e.start as usize] + alpha * e.score);
         }
     }
     let first = out.len();
@@ -148,14 +160,14 @@ pub fn sample(model: &Unigram, text: &str, alpha: f32, uniform: &mut impl FnMut(
         let mut target = uniform();
         let mut chosen = ends[pos].last().expect("every reached position has an edge in");
         for e in &ends[pos] {
-            let p = (forward[e.start as usize] + alpha * e.score as f64 - total).exp();
+            let p = (forward[e.start as usize] + alpha * e.score - total).exp();
             if target < p {
                 chosen = e;
                 break;
             }
             target -= p;
         }
-        out.push(chosen.id);
+        out.push((chosen.start, chosen.end, chosen.id));
         pos = chosen.start as usize;
     }
     out[first..].reverse();
@@ -175,20 +187,20 @@ pub fn expected_counts(model: &Unigram, text: &str, weight: f64, expected: &mut 
     forward[0] = 0.0;
     for pos in 1..=n {
         for e in &ends[pos] {
-            forward[pos] = log_add(forward[pos], forward[e.start as usize] + e.score as f64);
+            forward[pos] = log_add(forward[pos], forward[e.start as usize] + e.score);
         }
     }
     backward[n] = 0.0;
     for pos in (1..=n).rev() {
         for e in &ends[pos] {
             let s = e.start as usize;
-            backward[s] = log_add(backward[s], backward[pos] + e.score as f64);
+            backward[s] = log_add(backward[s], backward[pos] + e.score);
         }
     }
     let z = forward[n];
     for (pos, edges) in ends.iter().enumerate() {
         for e in edges {
-            let p = (forward[e.start as usize] + e.score as f64 + backward[pos] - z).exp();
+            let p = (forward[e.start as usize] + e.score + backward[pos] - z).exp();
             if let Some(slot) = expected.get_mut(e.id as usize) {
                 *slot += weight * p;
             }
@@ -211,13 +223,14 @@ mod tests {
         let m = model(&[("a", -1.0), ("b", -1.5), ("ab", -2.0), ("abc", -4.0), ("c", -1.2), ("bc", -2.1)], false);
         let best = nbest(&m, "abc", 10);
         let mut first = Vec::new();
-        viterbi(&m, "abc", &mut first);
-        assert_eq!(best[0].0, first);
+        m.encode_piece("abc", &mut first);
+        assert_eq!(best[0].0.iter().map(|c| c.2).collect::<Vec<_>>(), first);
         // Every cut of "abc" from these pieces: abc, a|bc, ab|c, a|b|c.
         assert_eq!(best.len(), 4);
         let scores: Vec<f32> = best.iter().map(|b| b.1).collect();
         assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
-        assert_eq!(spell(&m, &best[0].0), "a|bc|"); // -3.1 against ab|c -3.2, a|b|c -3.7, abc -4
+        let ids: Vec<u32> = best[0].0.iter().map(|c| c.2).collect();
+        assert_eq!(spell(&m, &ids), "a|bc|"); // -3.1 against ab|c -3.2, a|b|c -3.7, abc -4
         assert_eq!(nbest(&m, "abc", 2).len(), 2);
     }
 

@@ -23,8 +23,9 @@ pub struct Unigram {
     vocab: Vocab,
     /// Each id's score as the model file gives it (0 for ids without one).
     scores: Vec<f32>,
-    /// The score each piece counts with in the lattice (user-defined pieces boosted).
-    lattice_scores: Vec<f32>,
+    /// The score each piece counts with in the lattice (user-defined pieces boosted), in double
+    /// as SentencePiece's encoder holds it.
+    lattice_scores: Vec<f64>,
     /// The pieces the lattice can use: ordinary and user-defined, not control, byte or unused.
     trie: Trie,
     user_defined: FxHashSet<u32>,
@@ -74,13 +75,14 @@ impl Unigram {
         // most negative): with all scores negative, a user-defined piece scores just -0.1.
         let min_score = normal().fold(f32::MAX, f32::min);
         let max_score = normal().fold(f32::MIN_POSITIVE, f32::max);
-        let mut lattice_scores = vec![0.0f32; vocab.n_vocab()];
+        let mut lattice_scores = vec![0.0f64; vocab.n_vocab()];
         for &(id, bytes) in &pieces {
             lattice_scores[id as usize] = if user_defined.contains(&id) {
-                // Longer than any ordinary cut can beat: each byte is worth the best score.
-                bytes.len() as f32 * max_score - 0.1
+                // Meant to beat any ordinary cut (each byte worth the best score); with negative
+                // scores it is -0.1, which still beats nearly every cut.
+                (bytes.len() as f32 * max_score) as f64 - 0.1
             } else {
-                score_of(id)
+                score_of(id) as f64
             };
         }
         let trie = Trie::new(pieces.iter().map(|&(id, bytes)| (bytes, id)));
@@ -135,55 +137,54 @@ impl Unigram {
         ids
     }
 
-    /// Appends the ids of the best cut of `piece`.
+    /// Appends the ids of the best cut of `piece`. A run of unknown characters is one unknown
+    /// id, or with byte fallback the byte tokens of its UTF-8 bytes.
     pub fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) {
-        let start = out.len();
-        lattice::viterbi(self, piece, out);
-        if self.byte_fallback {
-            self.spell_unknown_as_bytes(piece, start, out);
-        }
+        let mut path = Vec::new();
+        lattice::viterbi(self, piece, &mut path);
+        self.emit(piece, path.iter().rev().copied(), |id, _| out.push(id));
     }
 
-    /// Replaces each unknown id appended after `from` by the byte tokens of the text it covers.
-    /// The cut is re-walked to find that text: every id but the unknown spells its own bytes.
-    pub(crate) fn spell_unknown_as_bytes(&self, piece: &str, from: usize, out: &mut Vec<u32>) {
-        if !out[from..].contains(&self.unk_id) {
-            return;
-        }
-        let ids: Vec<u32> = out.drain(from..).collect();
-        let mut pos = 0;
-        let bytes = piece.as_bytes();
-        for id in ids {
-            if id == self.unk_id {
-                let len = utf8_len(bytes[pos]);
-                for &b in &bytes[pos..pos + len] {
-                    out.push(self.vocab.byte_id(b).expect("byte fallback has all 256 byte tokens"));
+    /// Turns a cut, (start, end, id) in order, into ids with the length of text each covers:
+    /// unknown runs merged or spelled as bytes.
+    pub(crate) fn emit(
+        &self,
+        text: &str,
+        cut: impl Iterator<Item = (u32, u32, u32)>,
+        mut push: impl FnMut(u32, usize),
+    ) {
+        let mut pending_unknown = 0;
+        for (start, end, id) in cut {
+            if id != self.unk_id {
+                if pending_unknown > 0 {
+                    push(self.unk_id, pending_unknown);
+                    pending_unknown = 0;
                 }
-                pos += len;
+                push(id, (end - start) as usize);
+            } else if self.byte_fallback {
+                for &b in &text.as_bytes()[start as usize..end as usize] {
+                    push(self.vocab.byte_id(b).expect("byte fallback has all 256 byte tokens"), 1);
+                }
             } else {
-                out.push(id);
-                pos += self.vocab.token_bytes(id).map_or(0, <[u8]>::len);
+                pending_unknown += (end - start) as usize;
             }
         }
+        if pending_unknown > 0 {
+            push(self.unk_id, pending_unknown);
+        }
     }
 
-    /// The text lengths (bytes of `piece`) the ids of its cut cover.
+    /// The text lengths (bytes of `piece`) that the ids of its cut cover.
     pub fn piece_lens(&self, piece: &str, ids: &[u32]) -> Option<Vec<usize>> {
-        let bytes = piece.as_bytes();
-        let mut pos = 0;
+        let mut path = Vec::new();
+        lattice::viterbi(self, piece, &mut path);
         let mut lens = Vec::with_capacity(ids.len());
-        for &id in ids {
-            let len = if id == self.unk_id {
-                utf8_len(*bytes.get(pos)?)
-            } else if let Some(TokenKind::Byte(_)) = self.vocab.kind(id) {
-                1
-            } else {
-                self.vocab.token_bytes(id).ok()?.len()
-            };
+        let mut again = Vec::with_capacity(ids.len());
+        self.emit(piece, path.iter().rev().copied(), |id, len| {
+            again.push(id);
             lens.push(len);
-            pos += len;
-        }
-        (pos == bytes.len()).then_some(lens)
+        });
+        (again == ids).then_some(lens)
     }
 
     pub(crate) fn trie(&self) -> &Trie {
@@ -191,7 +192,7 @@ impl Unigram {
     }
 
     #[inline]
-    pub(crate) fn lattice_score(&self, id: u32) -> f32 {
+    pub(crate) fn lattice_score(&self, id: u32) -> f64 {
         self.lattice_scores[id as usize]
     }
 
@@ -247,6 +248,7 @@ mod tests {
         let m = model(&[("▁ab", -1.0), ("▁a", -1.0), ("b", -1.0), ("c", -2.0), ("bc", -2.5), ("▁", -3.0)], false);
         assert_eq!(cut(&m, "▁abc"), ["▁ab", "c"]); // -3 against ▁a + bc = -3.5
         assert_eq!(cut(&m, "▁ad"), ["▁a", "<unk>"]);
+        assert_eq!(cut(&m, "▁adde"), ["▁a", "<unk>"], "a run of unknown characters is one unknown");
     }
 
     #[test]

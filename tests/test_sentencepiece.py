@@ -1,0 +1,205 @@
+"""SentencePiece models through tokenmill: ids, pieces, normalization, decoding, n-best and sampling
+equal to the `sentencepiece` library's on models it trains at test time."""
+
+from __future__ import annotations
+
+import io
+import math
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tokenmill
+from tokenmill import ConfigError, FormatError
+
+spm = pytest.importorskip("sentencepiece")
+
+from conftest import MULTILINGUAL  # noqa: E402
+
+JAPANESE = [
+    "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。",
+    "東京都に住んでいます。毎朝コーヒーを飲みます。",
+    "今日は良い天気ですね。明日も晴れるでしょう。",
+    "カタカナとひらがなと漢字が混ざっています。",
+]
+CHINESE = [
+    "我喜欢自然语言处理，也喜欢机器学习。",
+    "北京是中国的首都，也是一座历史悠久的城市。",
+    "今天天气很好，我们去公园散步吧。",
+]
+
+
+def cjk_lines() -> list[str]:
+    """Two thousand stretches of the Japanese and Chinese sentences, cut at fixed pseudo-random
+    places: enough distinct text for a vocabulary of multi-character pieces."""
+    text = "".join(JAPANESE + CHINESE)
+    state, lines = 12345, []
+    for _ in range(2000):
+        state = (state * 1103515245 + 12345) % 2**31
+        start, length = state % len(text), 5 + state % 25
+        lines.append(text[start : start + length])
+    return lines
+
+
+def training_lines(stdlib_text: str) -> list[str]:
+    prose = [line.strip() for line in stdlib_text.splitlines() if len(line.strip()) > 20][:3000]
+    return prose + (MULTILINGUAL + JAPANESE + CHINESE) * 20
+
+
+def train(lines: list[str], **options) -> bytes:
+    out = io.BytesIO()
+    options = {"vocab_size": 800, "model_type": "unigram", "minloglevel": 2, **options}
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=out, **options)
+    return out.getvalue()
+
+
+MODELS = {
+    "plain": {},
+    "byte_fallback": {"byte_fallback": True},
+    "symbols": {"user_defined_symbols": ["<sep>", "foo", "▁bar"], "control_symbols": ["<cls>", "<mask>"]},
+    "identity": {"normalization_rule_name": "identity"},
+    "nfkc_cf": {"normalization_rule_name": "nfkc_cf"},
+    "no_dummy_prefix": {"add_dummy_prefix": False},
+    "keep_whitespace": {"remove_extra_whitespaces": False},
+    "cjk": {"character_coverage": 0.9995, "vocab_size": 250},
+    "suffix": {"treat_whitespace_as_suffix": True},
+    "no_split_by_whitespace": {"split_by_whitespace": False},
+}
+
+
+@pytest.fixture(scope="module", params=sorted(MODELS))
+def pair(request: pytest.FixtureRequest, stdlib_text: str) -> tuple[object, tokenmill.Tokenizer]:
+    name = request.param
+    lines = cjk_lines() if name == "cjk" else training_lines(stdlib_text)
+    proto = train(lines, **MODELS[name])
+    return spm.SentencePieceProcessor(model_proto=proto), tokenmill.Tokenizer.from_sentencepiece(proto)
+
+
+PROBES = [
+    *MULTILINGUAL,
+    *JAPANESE,
+    *CHINESE,
+    "",
+    " ",
+    "   leading and trailing   ",
+    "tabs\tand\nnewlines\r\nhere",
+    "ＡＢＣ　ｶﾞｷﾞ ①②③ ﬁ ㌀",
+    "🦜🦜 unknown 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ꙮ",
+    "a<sep>b foo▁bar <cls> <mask> <s> </s> <unk>",
+    "x" * 300,
+    "def f(x):\n    return x ** 2  # comment",
+]
+
+
+def test_ids_pieces_and_normalization_equal_sentencepiece(pair) -> None:
+    sp, tok = pair
+    for text in PROBES:
+        assert tok.normalize(text) == sp.normalize(text), text
+        ids = tok.encode(text)
+        assert ids == sp.encode(text), (text, sp.encode(text, out_type=str), tok.tokenize(text))
+        assert tok.decode(ids) == sp.decode(ids), text
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40))
+def test_hypothesis_text_equals_sentencepiece(pair, text: str) -> None:
+    sp, tok = pair
+    assert tok.encode(text) == sp.encode(text)
+
+
+def test_piece_kinds_and_scores(pair) -> None:
+    sp, tok = pair
+    assert tok.vocab_size == sp.get_piece_size()
+    for i in range(sp.get_piece_size()):
+        kind = tok.token_kind(i)
+        assert (kind == "control") == sp.is_control(i), i
+        assert (kind == "unknown") == sp.is_unknown(i), i
+        assert (kind == "byte") == sp.is_byte(i), i
+        assert (kind == "unused") == sp.is_unused(i), i
+        assert tok.id_to_token(i) == sp.id_to_piece(i)
+        assert tok.score(i) == pytest.approx(sp.get_score(i), abs=0)
+
+
+def test_nbest_equals_sentencepiece(pair) -> None:
+    sp, tok = pair
+    for text in ["Hello world", "東京都に住んでいます", "unknown 🦜 parrot", "naïve café"]:
+        want = sp.nbest_encode_as_ids(text, 5)
+        got = [ids for ids, _ in tok.nbest(text, 5)]
+        assert got[0] == tok.encode(text)
+        # Cuts with equal scores may be listed in another order; the sets and scores agree.
+        assert sorted(map(tuple, got)) == sorted(map(tuple, want)), text
+        scores = [score for _, score in tok.nbest(text, 5)]
+        assert scores == sorted(scores, reverse=True)
+
+
+def test_sampling_is_reproducible_valid_and_varied(pair) -> None:
+    sp, tok = pair
+    # A text the model has many cuts for (the CJK model knows no English).
+    text = next(t for t in ("The committee's report wasn't ready.", JAPANESE[1]) if len(tok.nbest(t, 12)) == 12)
+    draws = [tuple(tok.encode_sampled(text, alpha=0.1, seed=s)) for s in range(60)]
+    assert draws[:5] == [tuple(tok.encode_sampled(text, alpha=0.1, seed=s)) for s in range(5)]
+    assert all(tok.decode(list(d)) == sp.decode(list(d)) == sp.decode(sp.encode(text)) for d in draws)
+    assert len(set(draws)) > 5, "a small alpha spreads the cuts"
+    sharp = Counter(tuple(tok.encode_sampled(text, alpha=50.0, seed=s)) for s in range(20))
+    assert sharp.most_common(1)[0][0] == tuple(tok.encode(text)), "a large alpha picks the best cut"
+
+
+def test_sampling_frequencies_follow_the_cut_probabilities(stdlib_text: str) -> None:
+    proto = train(training_lines(stdlib_text))
+    tok = tokenmill.Tokenizer.from_sentencepiece(proto)
+    word = "ready"
+    cuts = tok.nbest(word, 1024)
+    alpha = 0.5
+    weights = {tuple(ids): math.exp(alpha * score) for ids, score in cuts}
+    total = sum(weights.values())
+    draws = Counter(tuple(tok.encode_sampled(word, alpha=alpha, seed=s)) for s in range(3000))
+    for ids, w in weights.items():
+        assert abs(draws[ids] / 3000 - w / total) < 0.04, (ids, draws[ids] / 3000, w / total)
+
+
+def test_save_load_keeps_everything(pair, tmp_path: Path) -> None:
+    sp, tok = pair
+    tok.save(tmp_path / "tok.json")
+    again = tokenmill.Tokenizer.load(tmp_path / "tok.json")
+    for text in PROBES:
+        assert again.encode(text) == tok.encode(text)
+        assert again.normalize(text) == tok.normalize(text)
+    assert again.model_config() == tok.model_config()
+
+
+def test_offsets_point_into_the_original_text(pair) -> None:
+    sp, tok = pair
+    text = "Ｈｅｌｌｏ  wörld 東京"
+    enc = tok(text, return_offsets_mapping=True)
+    for (start, end), token_id in zip(enc["offset_mapping"], enc["input_ids"]):
+        assert 0 <= start <= end <= len(text)
+        if tok.token_kind(token_id) == "normal":
+            piece = tok.id_to_token(token_id).replace("▁", "")
+            assert tok.normalize(text[start:end]).replace("▁", "") == piece or not piece
+
+
+def test_bad_model_files(tmp_path: Path) -> None:
+    with pytest.raises(FormatError):
+        tokenmill.Tokenizer.from_sentencepiece(b"\x00\x01garbage")
+    json_file = tmp_path / "tokenizer.json"
+    json_file.write_text('{"model": {}}')
+    with pytest.raises(FormatError, match="tokenizer.json"):
+        tokenmill.Tokenizer.from_sentencepiece(json_file)
+    with pytest.raises(tokenmill.CorpusError, match="missing.model"):
+        tokenmill.Tokenizer.from_sentencepiece(tmp_path / "missing.model")
+
+
+def test_unigram_only_arguments_are_checked(pair) -> None:
+    _, tok = pair
+    with pytest.raises(ConfigError):
+        tok.nbest("x", 0)
+    with pytest.raises(ConfigError):
+        tok.encode_sampled("x", alpha=-1.0)
+    with pytest.raises(ConfigError):
+        tok.encode_sampled("x", seed=-3)
+    bpe = tokenmill.train_bpe(["low lower lowest"] * 10, vocab_size=270)
+    with pytest.raises(ConfigError, match="Unigram"):
+        bpe.nbest("low", 2)
