@@ -45,7 +45,15 @@ impl Normalizer {
     /// ```
     pub fn from_spec(spec: &str) -> Result<Self> {
         let mut steps = Vec::new();
+        let mut sentencepiece = None;
         for name in spec.split('+').map(str::trim).filter(|s| !s.is_empty() && *s != "none") {
+            if sentencepiece.is_some() {
+                return Err(Error::config(format!("normalizer {spec:?}: \"sentencepiece\" must be the last step")));
+            }
+            if name == "sentencepiece" {
+                sentencepiece = Some(std::sync::Arc::new(SentencePieceNormalizer::new(SentencePieceNormalizerSpec::basic())));
+                continue;
+            }
             steps.push(match name.to_ascii_lowercase().as_str() {
                 "nfc" => Step::Nfc,
                 "nfd" => Step::Nfd,
@@ -61,12 +69,12 @@ impl Normalizer {
                 other => {
                     return Err(Error::config(format!(
                         "unknown normalizer step {other:?}; use nfc, nfd, nfkc, nfkd, lowercase, strip_accents, \
-                         prefix_space, clean_text, cjk_spaces, strip_marks, lowercase_chars"
+                         prefix_space, clean_text, cjk_spaces, strip_marks, lowercase_chars, sentencepiece"
                     )))
                 }
             });
         }
-        Ok(Normalizer { steps, sentencepiece: None })
+        Ok(Normalizer { steps, sentencepiece })
     }
 
     /// This normalizer followed by SentencePiece's.
@@ -98,6 +106,10 @@ impl Normalizer {
                 Step::LowercaseChars => "lowercase_chars",
             })
             .collect();
+        let mut names = names;
+        if self.sentencepiece().is_some_and(SentencePieceNormalizerSpec::is_basic) {
+            names.push("sentencepiece");
+        }
         if names.is_empty() {
             "none".into()
         } else {

@@ -25,6 +25,25 @@ pub struct SentencePieceNormalizerSpec {
     pub treat_whitespace_as_suffix: bool,
 }
 
+impl SentencePieceNormalizerSpec {
+    /// The normalizer spec step `sentencepiece` stands for: SentencePiece's whitespace handling
+    /// with its defaults, tabs and line breaks counted as spaces, no other rules.
+    pub fn basic() -> Self {
+        SentencePieceNormalizerSpec {
+            rules: ["\t", "\n", "\r"].iter().map(|c| (c.to_string(), " ".to_string())).collect(),
+            keep: Vec::new(),
+            add_dummy_prefix: true,
+            remove_extra_whitespaces: true,
+            escape_whitespaces: true,
+            treat_whitespace_as_suffix: false,
+        }
+    }
+
+    pub fn is_basic(&self) -> bool {
+        *self == Self::basic()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct SentencePieceNormalizer {
     spec: SentencePieceNormalizerSpec,

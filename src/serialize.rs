@@ -161,7 +161,8 @@ pub fn to_json(tok: &Tokenizer) -> String {
         pretokenizer_keeps_gaps: tok.pretokenizer().keeps_gaps(),
         special_tokens: vocab.specials().to_vec(),
         other_tokens: vocab.kinded().into_iter().map(|(id, text, kind)| (text.to_string(), id, kind.name().into())).collect(),
-        sentencepiece_normalizer: tok.normalizer().sentencepiece().cloned(),
+        // The basic one is named in the spec string already.
+        sentencepiece_normalizer: tok.normalizer().sentencepiece().filter(|sp| !sp.is_basic()).cloned(),
         model_inputs: tok.inputs.clone(),
         model,
     };

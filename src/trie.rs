@@ -2,7 +2,9 @@
 //! each character, and the SentencePiece normalizer's rule table asks it for the longest rule.
 //!
 //! Nodes live in one vector; a node's children are a run of (byte, node) edges sorted by byte,
-//! and the root's children are a 256-entry table, since every walk starts there.
+//! searched in order; a node with many children (the root; the nodes after the lead byte of a
+//! CJK character, with up to 64) has a 256-entry table instead, so walks through Japanese or
+//! Chinese text never scan long runs.
 
 #[derive(Debug, Clone, Default)]
 pub struct Trie {
@@ -11,7 +13,8 @@ pub struct Trie {
     nodes: Vec<Node>,
     labels: Vec<u8>,
     targets: Vec<u32>,
-    root: Vec<u32>,
+    /// 256 children per table; the root's is table 0.
+    tables: Vec<u32>,
     /// The longest key, in bytes.
     max_len: usize,
 }
@@ -21,9 +24,13 @@ struct Node {
     first: u32,
     count: u32,
     value: u32,
+    /// Which 256-entry table holds the children (`NONE`: the run of edges does).
+    table: u32,
 }
 
 const NONE: u32 = u32::MAX;
+/// A node with more children than this gets a table.
+const TABLE_FROM: usize = 8;
 
 impl Trie {
     /// A trie of `keys` with their values (a key given twice keeps its first value; the empty key
@@ -33,11 +40,11 @@ impl Trie {
         // Stable, so the first of two equal keys comes first.
         sorted.sort_by(|a, b| a.0.cmp(b.0));
         sorted.dedup_by(|later, first| later.0 == first.0);
-        let mut trie = Trie { root: vec![NONE; 256], ..Trie::default() };
+        let mut trie = Trie { tables: vec![NONE; 256], ..Trie::default() };
         trie.max_len = sorted.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
         // Build depth by depth: each group of keys sharing a prefix of length `depth` is one
         // node, whose children are the distinct next bytes. Groups are contiguous in sorted order.
-        trie.nodes.push(Node { first: 0, count: 0, value: NONE }); // node 0: the root (uses `root`)
+        trie.nodes.push(Node { first: 0, count: 0, value: NONE, table: 0 }); // node 0: the root
         let mut level: Vec<(usize, usize, u32)> = vec![(0, sorted.len(), 0)]; // (from, to, node)
         let mut depth = 0;
         while !level.is_empty() {
@@ -51,7 +58,7 @@ impl Trie {
                     }
                     i += 1;
                 }
-                let first = trie.labels.len() as u32;
+                let mut children: Vec<(u8, u32)> = Vec::new();
                 while i < to {
                     let byte = sorted[i].0[depth];
                     let mut j = i;
@@ -59,20 +66,28 @@ impl Trie {
                         j += 1;
                     }
                     let child = trie.nodes.len() as u32;
-                    trie.nodes.push(Node { first: 0, count: 0, value: NONE });
-                    if node == 0 {
-                        trie.root[byte as usize] = child;
-                    } else {
-                        trie.labels.push(byte);
-                        trie.targets.push(child);
-                    }
+                    trie.nodes.push(Node { first: 0, count: 0, value: NONE, table: NONE });
+                    children.push((byte, child));
                     next.push((i, j, child));
                     i = j;
                 }
-                if node != 0 {
-                    let n = &mut trie.nodes[node as usize];
-                    n.first = first;
-                    n.count = trie.labels.len() as u32 - first;
+                let n = &mut trie.nodes[node as usize];
+                if node == 0 || children.len() > TABLE_FROM {
+                    if node != 0 {
+                        n.table = (trie.tables.len() / 256) as u32;
+                        trie.tables.resize(trie.tables.len() + 256, NONE);
+                    }
+                    let base = n.table as usize * 256;
+                    for (byte, child) in children {
+                        trie.tables[base + byte as usize] = child;
+                    }
+                } else {
+                    n.first = trie.labels.len() as u32;
+                    n.count = children.len() as u32;
+                    for (byte, child) in children {
+                        trie.labels.push(byte);
+                        trie.targets.push(child);
+                    }
                 }
             }
             level = next;
@@ -92,10 +107,10 @@ impl Trie {
 
     #[inline]
     fn child(&self, node: u32, byte: u8) -> u32 {
-        if node == 0 {
-            return self.root[byte as usize];
-        }
         let n = self.nodes[node as usize];
+        if n.table != NONE {
+            return self.tables[n.table as usize * 256 + byte as usize];
+        }
         let labels = &self.labels[n.first as usize..(n.first + n.count) as usize];
         match labels.iter().position(|&l| l == byte) {
             Some(k) => self.targets[(n.first as usize) + k],
@@ -176,6 +191,121 @@ mod tests {
                     .collect();
                 want.sort();
                 assert_eq!(got, want, "{text:?} from {start}");
+            }
+        }
+    }
+}
+
+/// A trie over characters whose edges live in one hash table keyed by (node, character): a walk
+/// costs one probe per character, where a byte trie makes three dependent look-ups for each CJK
+/// character. The Unigram lattice walks it from every character of every word.
+#[derive(Debug, Clone)]
+pub struct CharTrie {
+    /// (key, child, value) with key = node << 21 | character; key 0 marks an empty slot (nodes
+    /// start at 1, the root). At most half full.
+    slots: Vec<(u64, u32, u32)>,
+    len: usize,
+    nodes: u32,
+}
+
+impl CharTrie {
+    /// A trie of `keys` (text) with their values; a key given twice keeps its first value.
+    pub fn new<'k>(keys: impl IntoIterator<Item = (&'k str, u32)>) -> Self {
+        let mut trie = CharTrie { slots: vec![(0, 0, NONE); 16], len: 0, nodes: 1 };
+        for (key, value) in keys {
+            let mut node = 1u32;
+            let mut chars = key.chars().peekable();
+            while let Some(c) = chars.next() {
+                let last = chars.peek().is_none();
+                let slot = trie.slot_for(node, c);
+                if trie.slots[slot].0 == 0 {
+                    trie.nodes += 1;
+                    trie.slots[slot] = (Self::key(node, c), trie.nodes, NONE);
+                    trie.len += 1;
+                }
+                if last && trie.slots[slot].2 == NONE {
+                    trie.slots[slot].2 = value;
+                }
+                node = trie.slots[slot].1;
+                if trie.len * 2 > trie.slots.len() {
+                    trie.grow();
+                }
+            }
+        }
+        trie
+    }
+
+    #[inline(always)]
+    fn key(node: u32, c: char) -> u64 {
+        (node as u64) << 21 | c as u64
+    }
+
+    #[inline(always)]
+    fn home(&self, key: u64) -> usize {
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.slots.len().trailing_zeros())) as usize
+    }
+
+    /// The slot holding (node, c), or the empty slot where it would go.
+    #[inline(always)]
+    fn slot_for(&self, node: u32, c: char) -> usize {
+        let key = Self::key(node, c);
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(key);
+        while self.slots[i].0 != 0 && self.slots[i].0 != key {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+
+    fn grow(&mut self) {
+        let doubled = vec![(0, 0, NONE); self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        let mask = self.slots.len() - 1;
+        for entry in old.into_iter().filter(|e| e.0 != 0) {
+            let mut i = self.home(entry.0);
+            while self.slots[i].0 != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = entry;
+        }
+    }
+
+    /// Calls `found(byte length, value)` for every key that is a prefix of `text`, shortest first.
+    #[inline]
+    pub fn for_each_prefix(&self, text: &str, mut found: impl FnMut(usize, u32)) {
+        let mut node = 1u32;
+        for (i, c) in text.char_indices() {
+            let slot = self.slots[self.slot_for(node, c)];
+            if slot.0 == 0 {
+                return;
+            }
+            if slot.2 != NONE {
+                found(i + c.len_utf8(), slot.2);
+            }
+            node = slot.1;
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+#[cfg(test)]
+mod char_trie_tests {
+    use super::*;
+
+    #[test]
+    fn agrees_with_the_byte_trie() {
+        let words = ["▁the", "▁th", "▁", "t", "he", "h", "e", "東京", "東", "京都", "\u{0}", "ÿx", "▁the"];
+        let bytes = Trie::new(words.iter().enumerate().map(|(i, w)| (w.as_bytes(), i as u32)));
+        let chars = CharTrie::new(words.iter().enumerate().map(|(i, w)| (*w, i as u32)));
+        for text in ["▁the▁東京都", "hello", "東京", "\u{0}ÿx", "", "▁th"] {
+            for (start, _) in text.char_indices() {
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                bytes.for_each_prefix(&text.as_bytes()[start..], |l, v| a.push((l, v)));
+                chars.for_each_prefix(&text[start..], |l, v| b.push((l, v)));
+                assert_eq!(a, b, "{text:?} from {start}");
             }
         }
     }

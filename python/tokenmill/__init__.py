@@ -23,6 +23,7 @@ from tokenmill._core import (
 from tokenmill.counting import WordCounts, count_words
 from tokenmill.tokenizer import Tokenizer
 from tokenmill.training import train_bpe
+from tokenmill.training_unigram import train_unigram
 from tokenmill.training_wordpiece import train_wordpiece
 
 __all__ = [
@@ -41,5 +42,6 @@ __all__ = [
     "count_words",
     "split",
     "train_bpe",
+    "train_unigram",
     "train_wordpiece",
 ]

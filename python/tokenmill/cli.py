@@ -14,6 +14,7 @@ from tokenmill.corpus import default_corpus_files, expand_paths
 from tokenmill.counting import count_words
 from tokenmill.tokenizer import Tokenizer
 from tokenmill.training import check_options, train_bpe
+from tokenmill.training_unigram import train_unigram
 from tokenmill.training_wordpiece import train_wordpiece
 
 SAMPLE = "The quick brown fox jumps over the lazy dog: def tokenize(text): return text.split()  # 12345"
@@ -139,6 +140,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         options["special_tokens"] = tuple(args.special_token or BERT_SPECIALS)
         if args.num_merges is not None:
             raise ConfigError("--num-merges is for BPE; give --vocab-size for WordPiece")
+    unigram = args.model == "unigram"
+    if unigram:
+        # SentencePiece's pipeline: spaces as ▁ (one in front), words cut before each ▁.
+        normalizer = "nfkc" if args.normalizer == "none" else args.normalizer
+        options.update(pattern="metaspace", normalizer=f"{normalizer}+sentencepiece", byte_level=False)
+        if args.num_merges is not None:
+            raise ConfigError("--num-merges is for BPE; give --vocab-size for Unigram")
     check_options(**options)
     out = _output_path(args.output)
     train_files, eval_files = _held_out(files)
@@ -154,7 +162,15 @@ def cmd_train(args: argparse.Namespace) -> int:
         byte_level=options["byte_level"],
         show_progress=progress,
     )
-    if wordpiece:
+    if unigram:
+        tok = train_unigram(
+            counts,
+            vocab_size=args.vocab_size,
+            special_tokens=options["special_tokens"],
+            byte_fallback=args.byte_fallback,
+            show_progress=progress,
+        )
+    elif wordpiece:
         tok = train_wordpiece(
             counts,
             vocab_size=args.vocab_size,
@@ -174,12 +190,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     eval_label = "held-back text" if eval_files else "training text (one file: nothing held back)"
     bpt_line = _bytes_per_token(tok, eval_files or train_files, 4 << 20 if eval_files else 1 << 20, eval_label)
     asked = args.num_merges if args.num_merges is not None else args.vocab_size
-    learned = len(tok.merges) if args.num_merges is not None else tok.vocab_size
+    learned = len(tok.merges) if args.num_merges is not None and not unigram else tok.vocab_size
     # Training stops early, without error, when no pair is left that may be merged.
     early = f"; stopped early, no pair left that may be merged; asked for {asked}" if learned < asked else ""
     print(f"corpus          {corpus_bytes / 1e6:.1f} MB in {len(train_files)} file(s)")
     print(f"unique words    {len(counts)} (total {counts.total})")
-    made = "" if wordpiece else f" ({len(tok.merges)} merges{early})"
+    made = "" if wordpiece or unigram else f" ({len(tok.merges)} merges{early})"
     print(f"vocab size      {tok.vocab_size}{made}")
     print(f"time            {seconds:.2f} s")
     print(f"bytes/token     {bpt_line}")
@@ -273,13 +289,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser(
         "train",
-        help="train a BPE tokenizer",
+        help="train a tokenizer (BPE, WordPiece or Unigram)",
         description=(
-            "Train a BPE tokenizer on files or globs; with no corpus, on this Python's standard-library sources."
+            "Train a BPE, WordPiece or Unigram tokenizer on files or globs; with no corpus, on this Python's "
+            "standard-library sources."
         ),
     )
     t.add_argument("corpus", nargs="*", help="files, directories or globs (quote globs for recursion: 'data/**/*.txt')")
-    t.add_argument("--model", choices=["bpe", "wordpiece"], default="bpe", help="subword model (default bpe)")
+    t.add_argument(
+        "--model", choices=["bpe", "wordpiece", "unigram"], default="bpe", help="subword model (default bpe)"
+    )
+    t.add_argument("--byte-fallback", action="store_true", help="Unigram: unknown characters become byte tokens")
     t.add_argument("--cased", action="store_true", help="WordPiece: keep case and accents (BERT cased)")
     t.add_argument("--vocab-size", type=int, default=8192, help="tokens in all, special tokens included (default 8192)")
     t.add_argument("--num-merges", type=int, help="number of merges instead of --vocab-size")

@@ -89,6 +89,10 @@ class WordCounts:
     def pattern(self) -> str:
         return self._core.pattern
 
+    @property
+    def normalizer(self) -> str:
+        return self._core.normalizer
+
     def most_common(self, n: int = 10) -> list[tuple[str, int]]:
         """The `n` most frequent words; bytes that are not UTF-8 come back as surrogate escapes."""
         return [(w.decode("utf-8", "surrogateescape"), c) for w, c in self._core.most_common(n)]

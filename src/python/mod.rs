@@ -6,6 +6,7 @@ mod errors;
 mod inputs;
 mod tokenizer;
 mod train;
+mod train_unigram;
 mod train_wordpiece;
 
 use pyo3::prelude::*;
@@ -18,6 +19,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<inputs::PyEncoding>()?;
     m.add_function(wrap_pyfunction!(train::train_bpe, m)?)?;
     m.add_function(wrap_pyfunction!(train_wordpiece::train_wordpiece, m)?)?;
+    m.add_function(wrap_pyfunction!(train_unigram::train_unigram, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::split, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("PRESET_NAMES", crate::pretokenize::PRESET_NAMES.to_vec())?;

@@ -4,7 +4,17 @@
 //! adds scores, so ties fall the same way; n-best, sampling and the training statistics walk
 //! the same edges.
 
-use super::{utf8_len, Unigram};
+use super::utf8_len;
+use crate::trie::CharTrie;
+
+/// What the lattice needs of a model: its pieces, their scores, and the unknown piece. The
+/// encoder's `Unigram` and the trainer's working model both are one.
+pub trait Pieces {
+    fn trie(&self) -> &CharTrie;
+    fn lattice_score(&self, id: u32) -> f64;
+    fn unk_id(&self) -> u32;
+    fn unk_score(&self) -> f32;
+}
 
 /// One edge of the lattice: the piece `id` covers `start..end` (byte offsets) with `score`.
 #[derive(Debug, Clone, Copy)]
@@ -18,13 +28,13 @@ pub struct Edge {
 /// Calls `edge` for every edge starting at each character of `text`, in order of start, and
 /// within a start shortest first; the unknown edge (if any) comes after a start's pieces.
 #[inline]
-fn for_each_edge(model: &Unigram, text: &str, mut edge: impl FnMut(Edge)) {
+pub(crate) fn for_each_edge(model: &impl Pieces, text: &str, mut edge: impl FnMut(Edge)) {
     let bytes = text.as_bytes();
     let mut start = 0;
     while start < bytes.len() {
         let char_len = utf8_len(bytes[start]);
         let mut single = false;
-        model.trie().for_each_prefix(&bytes[start..], |len, id| {
+        model.trie().for_each_prefix(&text[start..], |len, id| {
             single |= len == char_len;
             edge(Edge { start: start as u32, end: (start + len) as u32, id, score: model.lattice_score(id) });
         });
@@ -40,7 +50,7 @@ fn for_each_edge(model: &Unigram, text: &str, mut edge: impl FnMut(Edge)) {
 /// the best way into a position only with a strictly higher score, and the sums are rounded as
 /// SentencePiece rounds them (a piece's sum in double against the stored float; the unknown
 /// piece's sum in float), so ties and near-ties fall the same way.
-pub fn viterbi(model: &Unigram, text: &str, path: &mut Vec<(u32, u32, u32)>) {
+pub fn viterbi(model: &impl Pieces, text: &str, path: &mut Vec<(u32, u32, u32)>) {
     path.clear();
     if text.is_empty() {
         return;
@@ -75,7 +85,7 @@ pub fn viterbi(model: &Unigram, text: &str, path: &mut Vec<(u32, u32, u32)>) {
 
 /// Every edge of `text`'s lattice, grouped by end position: `ends[e]` lists the edges ending
 /// at byte `e`.
-fn edges_by_end(model: &Unigram, text: &str) -> Vec<Vec<Edge>> {
+fn edges_by_end(model: &impl Pieces, text: &str) -> Vec<Vec<Edge>> {
     let mut ends: Vec<Vec<Edge>> = vec![Vec::new(); text.len() + 1];
     for_each_edge(model, text, |e| ends[e.end as usize].push(e));
     ends
@@ -95,7 +105,7 @@ pub type Cut = Vec<(u32, u32, u32)>;
 
 /// The `n` best cuts of `text` with their total scores, best first (ties: the cut Viterbi
 /// would pick first). Each position keeps its `n` best ways in, so the cost is n × edges.
-pub fn nbest(model: &Unigram, text: &str, n: usize) -> Vec<(Cut, f32)> {
+pub fn nbest(model: &impl Pieces, text: &str, n: usize) -> Vec<(Cut, f32)> {
     if n == 0 {
         return Vec::new();
     }
@@ -140,7 +150,7 @@ pub fn nbest(model: &Unigram, text: &str, n: usize) -> Vec<(Cut, f32)> {
 /// A cut of `text` drawn with probability proportional to exp(`alpha` × its score) (subword
 /// regularization): forward sums, then edges drawn backwards from the end. `uniform` gives
 /// numbers in [0, 1).
-pub fn sample(model: &Unigram, text: &str, alpha: f32, uniform: &mut impl FnMut() -> f64, out: &mut Cut) {
+pub fn sample(model: &impl Pieces, text: &str, alpha: f32, uniform: &mut impl FnMut() -> f64, out: &mut Cut) {
     if text.is_empty() {
         return;
     }
@@ -176,7 +186,7 @@ pub fn sample(model: &Unigram, text: &str, alpha: f32, uniform: &mut impl FnMut(
 /// Adds to `expected[id]` `weight` × the expected number of times piece `id` occurs in a cut
 /// of `text` drawn by probability (forward–backward), and returns `weight` × log Z(text), the
 /// log-likelihood. The training E-step.
-pub fn expected_counts(model: &Unigram, text: &str, weight: f64, expected: &mut [f64]) -> f64 {
+pub fn expected_counts(model: &impl Pieces, text: &str, weight: f64, expected: &mut [f64]) -> f64 {
     if text.is_empty() {
         return 0.0;
     }
@@ -212,6 +222,7 @@ pub fn expected_counts(model: &Unigram, text: &str, weight: f64, expected: &mut 
 #[cfg(test)]
 mod tests {
     use super::super::tests::model;
+    use super::super::Unigram;
     use super::*;
 
     fn spell(m: &Unigram, ids: &[u32]) -> String {

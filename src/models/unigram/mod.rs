@@ -9,9 +9,11 @@
 //! length past anything ordinary pieces can reach.
 
 pub mod lattice;
+pub mod seeds;
+pub mod train;
 
 use crate::error::{Error, Result};
-use crate::trie::Trie;
+use crate::trie::CharTrie;
 use crate::vocab::{TokenKind, Vocab};
 use rustc_hash::FxHashSet;
 
@@ -27,7 +29,7 @@ pub struct Unigram {
     /// as SentencePiece's encoder holds it.
     lattice_scores: Vec<f64>,
     /// The pieces the lattice can use: ordinary and user-defined, not control, byte or unused.
-    trie: Trie,
+    trie: CharTrie,
     user_defined: FxHashSet<u32>,
     unk_id: u32,
     unk_score: f32,
@@ -85,7 +87,9 @@ impl Unigram {
                 score_of(id) as f64
             };
         }
-        let trie = Trie::new(pieces.iter().map(|&(id, bytes)| (bytes, id)));
+        let trie = CharTrie::new(
+            pieces.iter().filter_map(|&(id, bytes)| std::str::from_utf8(bytes).ok().map(|text| (text, id))),
+        );
         Ok(Unigram {
             scores,
             lattice_scores,
@@ -187,16 +191,23 @@ impl Unigram {
         (again == ids).then_some(lens)
     }
 
-    pub(crate) fn trie(&self) -> &Trie {
+}
+
+impl lattice::Pieces for Unigram {
+    fn trie(&self) -> &CharTrie {
         &self.trie
     }
 
     #[inline]
-    pub(crate) fn lattice_score(&self, id: u32) -> f64 {
+    fn lattice_score(&self, id: u32) -> f64 {
         self.lattice_scores[id as usize]
     }
 
-    pub(crate) fn unk_score(&self) -> f32 {
+    fn unk_id(&self) -> u32 {
+        self.unk_id
+    }
+
+    fn unk_score(&self) -> f32 {
         self.unk_score
     }
 }

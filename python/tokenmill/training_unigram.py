@@ -1,0 +1,148 @@
+"""`train_unigram`: count words the SentencePiece way (spaces as `▁`, cut before each), then run
+the Rust Unigram trainer (seed substrings, EM, pruning) and assemble the tokenizer."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from tokenmill import _checks, _core
+from tokenmill.corpus import count_into
+from tokenmill.progress import Progress
+from tokenmill.tokenizer import Tokenizer
+
+
+def train_unigram(
+    corpus: object,
+    *,
+    vocab_size: int,
+    character_coverage: float = 0.9995,
+    max_piece_length: int = 16,
+    special_tokens: Iterable[str] = (),
+    unk_token: str = "<unk>",
+    control_tokens: Iterable[str] = ("<s>", "</s>"),
+    byte_fallback: bool = False,
+    normalizer: str = "nfkc",
+    treat_whitespace_as_suffix: bool = False,
+    split_digits: bool = False,
+    seed_size: int = 1_000_000,
+    shrinking_factor: float = 0.75,
+    em_iterations: int = 2,
+    show_progress: bool | None = None,
+) -> Tokenizer:
+    """Trains a Unigram (SentencePiece-style) tokenizer: spaces become `▁` (with one in front of
+    the text), seed pieces are the frequent substrings, EM re-estimates their probabilities and
+    pruning drops the pieces whose loss costs the corpus least likelihood, until `vocab_size`.
+
+    `vocab_size` counts every token: `unk_token` (id 0), the `control_tokens` (`<s>`, `</s>`:
+    inserted by templates, never matched in text), the `special_tokens` (matched in text), with
+    `byte_fallback` the 256 byte tokens `<0x00>`…`<0xFF>` (characters outside the vocabulary
+    become their UTF-8 bytes instead of `<unk>`), then the pieces. Characters rarer than
+    `character_coverage` of the text leaves out are unknown. `normalizer` runs before the
+    SentencePiece whitespace rules (tabs and line breaks count as spaces).
+
+    >>> tok = train_unigram("corpus.txt", vocab_size=16000)   # doctest: +SKIP
+    >>> tok.tokenize("Hello world")                           # doctest: +SKIP
+    ['▁Hello', '▁world']
+    """
+    from tokenmill.counting import WordCounts
+
+    _checks.count("vocab_size", vocab_size, minimum=1, maximum=2**32 - 2)
+    _checks.count("max_piece_length", max_piece_length, minimum=1, maximum=1024)
+    _checks.count("seed_size", seed_size, minimum=1)
+    _checks.count("em_iterations", em_iterations, minimum=1, maximum=100)
+    _checks.flag("byte_fallback", byte_fallback)
+    _checks.flag("treat_whitespace_as_suffix", treat_whitespace_as_suffix)
+    _checks.flag("split_digits", split_digits)
+    _checks.flag("show_progress", show_progress, optional=True)
+    _checks.text("unk_token", unk_token, nonempty=True)
+    for name, value, low, high in (
+        ("character_coverage", character_coverage, 0.0, 1.0),
+        ("shrinking_factor", shrinking_factor, 0.0, 0.9999),
+    ):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low < value <= high:
+            raise _core.ConfigError(f"{name} must be a number in ({low}, {high}], got {value!r}")
+    specials = _checks.texts("special_tokens", special_tokens)
+    controls = _checks.texts("control_tokens", control_tokens)
+    named = [unk_token, *controls, *specials]
+    if len(set(named)) != len(named):
+        raise _core.ConfigError(f"unk_token, control_tokens and special_tokens repeat a name: {named!r}")
+    reserved = len(named) + (256 if byte_fallback else 0)
+    if vocab_size <= reserved:
+        raise _core.ConfigError(
+            f"vocab_size {vocab_size} leaves no room for pieces after {reserved} special, control and byte tokens"
+        )
+    spec = f"{normalizer}+sentencepiece" if normalizer not in ("", "none") else "sentencepiece"
+    pattern = "metaspace_suffix" if treat_whitespace_as_suffix else "metaspace"
+    if treat_whitespace_as_suffix:
+        raise _core.ConfigError("treat_whitespace_as_suffix is not supported by train_unigram yet")
+    if isinstance(corpus, WordCounts):
+        if corpus.pattern != pattern or "sentencepiece" not in corpus.normalizer:
+            raise _core.ConfigError(
+                f"Unigram trains on words counted with pattern={pattern!r} and a normalizer ending in "
+                f"'sentencepiece' (e.g. 'nfkc+sentencepiece'), not {corpus.pattern!r} / {corpus.normalizer!r}"
+            )
+        counter = corpus._core
+        spec = counter.normalizer
+    else:
+        counter = _core.WordCounter(pattern, spec, specials, False)
+        count_into(counter, corpus, show_progress)
+    with Progress("training", None, "", show_progress) as bar:
+        start: list[int] = []
+
+        def report(pieces: int, target: int) -> None:
+            if not start:
+                start.append(pieces)
+            bar.set(start[0] - pieces, max(start[0] - target, 1))
+
+        pieces = _core.train_unigram(
+            counter,
+            pieces=vocab_size - reserved,
+            character_coverage=float(character_coverage),
+            max_piece_length=max_piece_length,
+            seed_size=seed_size,
+            shrinking_factor=float(shrinking_factor),
+            em_iterations=em_iterations,
+            whitespace_as_suffix=treat_whitespace_as_suffix,
+            split_digits=split_digits,
+            progress=report,
+        )
+    doc = description(pieces, unk_token, controls, specials, byte_fallback, spec, pattern)
+    return Tokenizer(_core.CoreTokenizer.from_json(json.dumps(doc)))
+
+
+def description(
+    pieces: list[tuple[str, float]],
+    unk_token: str,
+    controls: list[str],
+    specials: list[str],
+    byte_fallback: bool,
+    normalizer: str,
+    pattern: str,
+) -> dict[str, Any]:
+    """The tokenmill file description of a trained Unigram tokenizer, with SentencePiece's id
+    order: unknown, control, special, byte tokens, then the pieces best first."""
+    others: list[list[Any]] = [[unk_token, 0, "unknown"]]
+    others += [[t, 1 + i, "control"] for i, t in enumerate(controls)]
+    next_id = 1 + len(controls)
+    special_pairs = [[t, next_id + i] for i, t in enumerate(specials)]
+    next_id += len(specials)
+    if byte_fallback:
+        others += [[f"<0x{b:02X}>", next_id + b, "byte"] for b in range(256)]
+        next_id += 256
+    tokens: list[str | None] = [None] * (next_id + len(pieces))
+    scores = [0.0] * len(tokens)
+    for i, (piece, score) in enumerate(pieces):
+        tokens[next_id + i] = base64.b64encode(piece.encode("utf-8")).decode("ascii")
+        scores[next_id + i] = score
+    return {
+        "format": "tokenmill",
+        "version": 3,
+        "normalizer": normalizer,
+        "pretokenizer": pattern,
+        "special_tokens": special_pairs,
+        "other_tokens": others,
+        "model": {"type": "unigram", "tokens": tokens, "scores": scores, "byte_fallback": byte_fallback},
+    }
