@@ -148,11 +148,11 @@ def test_export_of_trained_vocabulary(tmp_path: Path, stdlib_text: str, multilin
 
 
 def test_unsupported_and_broken_files(tmp_path: Path) -> None:
-    unigram = HFTokenizer(models.Unigram([("[UNK]", 0.0), ("a", -1.0)], unk_id=0))
-    ug = tmp_path / "ug.json"
-    unigram.save(str(ug))
-    with pytest.raises(tokenmill.FormatError, match="ug.json: model type 'Unigram' is not BPE"):
-        tokenmill.Tokenizer.from_huggingface(ug)
+    wordlevel = HFTokenizer(models.WordLevel({"[UNK]": 0, "a": 1}, unk_token="[UNK]"))
+    wl = tmp_path / "wl.json"
+    wordlevel.save(str(wl))
+    with pytest.raises(tokenmill.FormatError, match="wl.json: model type 'WordLevel' is not BPE"):
+        tokenmill.Tokenizer.from_huggingface(wl)
     wordpiece = HFTokenizer(models.WordPiece({"[UNK]": 0, "a": 1}, unk_token="[UNK]"))
     wp = tmp_path / "wp.json"
     wordpiece.save(str(wp))

@@ -40,14 +40,22 @@ class Tokenizer:
     'hello world'
     """
 
-    __slots__ = ("_core", "_call_cores", "_chat")
+    __slots__ = ("_core", "_call_cores", "_chat", "_sentencepiece")
 
-    def __init__(self, core: _core.CoreTokenizer, chat: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        core: _core.CoreTokenizer,
+        chat: dict[str, Any] | None = None,
+        sentencepiece: tuple[bytes, str] | None = None,
+    ) -> None:
         self._core = core
         # Cores with the settings of recent `tokenizer(...)` calls (they share the vocabulary).
         self._call_cores: dict[str, _core.CoreTokenizer] = {}
         # The chat template and the special-token names it uses (bos_token, eos_token, ...).
         self._chat: dict[str, Any] = dict(chat or {})
+        # The SentencePiece file this tokenizer was read from, and the fingerprint of what it
+        # held: `save_sentencepiece` writes that file back while nothing has changed.
+        self._sentencepiece = sentencepiece
 
     # -- files -------------------------------------------------------------------------------
     @classmethod
@@ -129,18 +137,30 @@ class Tokenizer:
     @classmethod
     def from_huggingface(cls, path: str | os.PathLike[str]) -> Tokenizer:
         """Loads a `tokenizer.json`: byte-level BPE (GPT-2 style vocabulary and merges, `Split`
-        and `ByteLevel` pre-tokenizers) or WordPiece (BERT), with added tokens, post-processor,
-        truncation and padding. Added tokens become special tokens: pass
-        ``allowed_special="all"`` to `encode` to match them as Hugging Face does (WordPiece
-        tokenizers match them by default)."""
+        and `ByteLevel` pre-tokenizers), WordPiece (BERT) or Unigram (SentencePiece-style:
+        `Precompiled` + whitespace steps + `Metaspace`, as transformers writes for T5 or XLNet;
+        see `tokenmill.formats.huggingface_unigram` for where such files differ from
+        SentencePiece), with added tokens, post-processor, truncation and padding. Added tokens
+        become special tokens: pass ``allowed_special="all"`` to `encode` to match them as
+        Hugging Face does (WordPiece tokenizers match them by default).
+
+        >>> tok = Tokenizer.from_huggingface("t5/tokenizer.json")                 # doctest: +SKIP
+        >>> tok.encode("Hello</s>", allowed_special="all")                        # doctest: +SKIP
+        [8774, 1]
+        """
         from tokenmill.chat import read_tokenizer_config
         from tokenmill.formats import huggingface as hf
-        from tokenmill.formats import wordpiece
+        from tokenmill.formats import huggingface_unigram, wordpiece
 
         p = Path(path)
         data = hf.read_json(p)
-        if isinstance(data, dict) and isinstance(data.get("model"), dict) and data["model"].get("type") == "WordPiece":
+        model_type = (
+            data["model"].get("type") if isinstance(data, dict) and isinstance(data.get("model"), dict) else None
+        )
+        if model_type == "WordPiece":
             tok = cls(wordpiece.read_tokenizer_json(data, str(p)))
+        elif model_type == "Unigram":
+            tok = cls(huggingface_unigram.read_tokenizer_json(data, str(p)))
         else:
             tok = cls._from_parts(hf.read_tokenizer_json(path))
         # A tokenizer_config.json beside it brings the chat template and bos/eos names.
@@ -149,12 +169,21 @@ class Tokenizer:
 
     def to_huggingface(self, path: str | os.PathLike[str]) -> None:
         """Writes a `tokenizer.json` that `tokenizers.Tokenizer.from_file` (and
-        `transformers.PreTrainedTokenizerFast`) load and encode identically."""
+        `transformers.PreTrainedTokenizerFast`) load and encode identically. Unigram models are
+        written as `Precompiled` + whitespace steps + `Metaspace` + `Unigram`, identical except
+        for the few inputs `tokenmill.formats.huggingface_unigram` lists (grapheme clusters
+        Hugging Face's `Precompiled` maps whole, text spelling a control or byte piece, ties
+        between equal-score cuts).
+
+        >>> Tokenizer.from_sentencepiece("spm.model").to_huggingface("tokenizer.json")   # doctest: +SKIP
+        """
         from tokenmill.formats import huggingface as hf
-        from tokenmill.formats import wordpiece
+        from tokenmill.formats import huggingface_unigram, wordpiece
 
         if self.model_type == "wordpiece":
             wordpiece.write_tokenizer_json(path, self._core)
+        elif self.model_type == "unigram":
+            huggingface_unigram.to_tokenizer_json(path, self._core)
         else:
             hf.write_tokenizer_json(path, self._core)
 
@@ -234,8 +263,25 @@ class Tokenizer:
         from tokenmill.formats import sentencepiece_tokenizer
 
         if isinstance(path, (bytes, bytearray)):
-            return cls(sentencepiece_tokenizer.read("<bytes>", bytes(path)))
-        return cls(sentencepiece_tokenizer.read(str(path), path))
+            core, source = sentencepiece_tokenizer.read("<bytes>", bytes(path))
+        else:
+            core, source = sentencepiece_tokenizer.read(str(path), path)
+        return cls(core, sentencepiece=source)
+
+    def save_sentencepiece(self, path: str | os.PathLike[str]) -> None:
+        """Writes a Unigram tokenizer as a SentencePiece `.model` file, which
+        `SentencePieceProcessor` loads and encodes with as this tokenizer does. A tokenizer read
+        by `from_sentencepiece` gives back the very file it was read from (training options and
+        normalizer name included); others get piece types from their token kinds (a special token
+        becomes a control symbol), their scores, their normalizer's rules as a precompiled map
+        (named "tokenmill") and SentencePiece's defaults for the training options. `ConfigError`
+        for BPE and WordPiece models and for normalizers SentencePiece cannot express.
+
+        >>> Tokenizer.from_sentencepiece("spm.model").save_sentencepiece("copy.model")   # doctest: +SKIP
+        """
+        from tokenmill.formats import sentencepiece_tokenizer
+
+        sentencepiece_tokenizer.write(path, self._core, self._sentencepiece)
 
     @classmethod
     def from_gpt2(cls, vocab_path: str | os.PathLike[str], merges_path: str | os.PathLike[str]) -> Tokenizer:
@@ -845,8 +891,8 @@ class Tokenizer:
             self._chat[name] = _checks.text(name, value)
 
     # -- Python protocols --------------------------------------------------------------------
-    def __reduce__(self) -> tuple[object, tuple[str, dict[str, Any]]]:
-        return (_from_json, (self._core.to_json(), self._chat))
+    def __reduce__(self) -> tuple[object, tuple[str, dict[str, Any], tuple[bytes, str] | None]]:
+        return (_from_json, (self._core.to_json(), self._chat, self._sentencepiece))
 
     def __repr__(self) -> str:
         if self.model_type == "wordpiece":
@@ -898,5 +944,7 @@ def _special_pairs(special_tokens: Mapping[str, int]) -> list[tuple[str, int]]:
     return pairs
 
 
-def _from_json(text: str, chat: dict[str, Any] | None = None) -> Tokenizer:
-    return Tokenizer(_core.CoreTokenizer.from_json(text), chat)
+def _from_json(
+    text: str, chat: dict[str, Any] | None = None, sentencepiece: tuple[bytes, str] | None = None
+) -> Tokenizer:
+    return Tokenizer(_core.CoreTokenizer.from_json(text), chat, sentencepiece)

@@ -1,0 +1,386 @@
+"""Unigram (SentencePiece) tokenizers as Hugging Face `tokenizer.json` files, both ways.
+
+A SentencePiece model's normalizer is a character map applied by longest match, then whitespace
+rules: spaces at the ends of the text go, runs of spaces become one, a space (the "dummy prefix")
+goes in front, and every space is written `▁`. Hugging Face spells the map as a `Precompiled`
+normalizer holding the same blob, and the rest as steps of its own:
+
+    Precompiled(map)                      the character map
+    Replace(/\\A +/, "")                  leading spaces go
+    Replace(/[ ▁]+\\z/, "")               trailing spaces go, and trailing ▁s of the text itself,
+                                          as SentencePiece drops them
+    Replace(/ {2,}/, " ")                 runs of spaces become one
+    Replace(" ", "▁")                     spaces are written ▁
+    Prepend("▁")                          the dummy prefix, on a text that is not empty
+    Metaspace(prepend_scheme="never", split=True)    cut before each ▁ (pre-tokenizer)
+
+(without the removal of extra spaces, the dummy prefix goes first, before the map: see
+`_normalizers`).
+
+`to_tokenizer_json` writes that pipeline (the steps for the flags that are on); it equals
+SentencePiece (and so tokenmill) on every text whose normalized form Hugging Face gets right,
+and the normalized form is right on every text except as listed:
+
+- Hugging Face's Unigram lattice holds every vocabulary entry, SentencePiece's only normal and
+  user-defined pieces: a text that spells a byte piece (``<0x41>``) or an unused piece gets
+  that piece from Hugging Face and its characters from SentencePiece.
+- Control pieces (``<s>``, ``</s>``) are written as special added tokens, as transformers'
+  converters write them: Hugging Face matches them in text, SentencePiece never does.
+- Added tokens split the text before normalization, and each stretch between them is
+  normalized alone; so a text holding a control piece has its whitespace rules (and dummy
+  prefix) applied to each stretch. User-defined pieces are therefore not written as added
+  tokens but left to the lattice, where their score of 0 wins as SentencePiece's -0.1 does;
+  unlike SentencePiece, the map applies to their text (the symbols one picks rarely have rules).
+- Hugging Face's `Precompiled` applies the map to each grapheme cluster: a cluster shorter than
+  6 bytes whose first character has a rule is replaced whole by that rule's output (ĳ + U+A827
+  → "ij", the mark lost; CR LF → one space), where SentencePiece maps character by character,
+  longest match first. No other step can undo that.
+- With ▁ as a suffix (`treat_whitespace_as_suffix`), SentencePiece appends it to a text the map
+  deletes entirely ("\\x14" → "▁"); here such a text stays empty. (Without the removal of extra
+  spaces the dummy prefix goes in before the map, which gets this case right for prefixes.)
+- Two cuts with the same score (a run of one character, "0" * 27): Hugging Face's Viterbi
+  keeps another of them than SentencePiece's.
+- A rule of the map whose output holds two spaces in a row keeps them in SentencePiece and is
+  collapsed here (no rule of SentencePiece's built-in maps does that).
+
+`read_tokenizer_json` reads such a file back, and the files transformers' SentencePiece
+converters write (`Strip` + `Replace(/ {2,}/, "▁")` + `Metaspace(prepend_scheme="always")`, or
+`WhitespaceSplit` + `Metaspace`), onto the same description; those pipelines differ from
+SentencePiece's rules in ways tokenmill does not copy (see `_whitespace_shape`).
+
+>>> tok = Tokenizer.from_sentencepiece("spm.model")          # doctest: +SKIP
+>>> tok.to_huggingface("tokenizer.json")                     # doctest: +SKIP
+>>> Tokenizer.from_huggingface("tokenizer.json").encode("Hello") == tok.encode("Hello")   # doctest: +SKIP
+True
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+from typing import Any
+
+from tokenmill import _core, model_inputs
+from tokenmill._files import write_atomically
+from tokenmill.formats import huggingface as hf
+from tokenmill.formats import sentencepiece as spm
+from tokenmill.formats.sentencepiece_tokenizer import METASPACE
+
+_BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")
+
+
+def _regex(pattern: str) -> dict[str, str]:
+    return {"Regex": pattern}
+
+
+def _replace(pattern: dict[str, str], content: str) -> dict[str, Any]:
+    return {"type": "Replace", "pattern": pattern, "content": content}
+
+
+# The whitespace steps `to_tokenizer_json` writes (after the map), by SentencePiece flag.
+_LEADING = _replace(_regex(r"\A +"), "")
+_TRAILING = _replace(_regex(r"[ " + METASPACE + r"]+\z"), "")
+_RUNS = _replace(_regex(" {2,}"), " ")
+_ESCAPE = _replace({"String": " "}, METASPACE)
+_DUMMY_PREFIX = {"type": "Prepend", "prepend": METASPACE}
+_DUMMY_SUFFIX = _replace(_regex(r"\z"), METASPACE)  # a Replace of the empty match at the end: none on ""
+
+
+def _normalizers(spec: dict[str, Any], precompiled: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The normalizers for SentencePiece's flags in `spec` after the map step `precompiled`.
+    Without the removal of extra spaces, SentencePiece adds the dummy prefix to any text that is
+    not empty, even one the map deletes entirely: the prefix then goes before the map."""
+    steps = _whitespace_steps(spec)
+    mapped = [*([precompiled] if precompiled else []), *steps]
+    if spec["remove_extra_whitespaces"] or not spec["add_dummy_prefix"]:
+        return mapped
+    # The dummy must pass the map unchanged: a space (escaped with the others) or a ▁ that starts
+    # no rule's key. (nmt_nfkc maps ▁ to a space, and no key of it starts with a space.)
+    keys = [key for key, _ in spec.get("rules", [])]
+    for dummy in (" ", METASPACE) if spec["escape_whitespaces"] else (" ",):
+        if not any(key.startswith(dummy) for key in keys):
+            if spec.get("treat_whitespace_as_suffix"):
+                return [_replace(_regex(r"\z"), dummy), *mapped[:-1]]
+            return [{"type": "Prepend", "prepend": dummy}, *mapped[:-1]]
+    return mapped
+
+
+def _whitespace_steps(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = []
+    if spec["remove_extra_whitespaces"]:
+        if not spec["escape_whitespaces"]:  # the trailing ▁s of the text go only when spaces are ▁s
+            steps += [_LEADING, _replace(_regex(r" +\z"), ""), _RUNS]
+        else:
+            steps += [_LEADING, _TRAILING, _RUNS]
+    if spec["escape_whitespaces"]:
+        steps.append(_ESCAPE)
+    if spec["add_dummy_prefix"]:
+        if spec.get("treat_whitespace_as_suffix"):
+            steps.append(_DUMMY_SUFFIX if spec["escape_whitespaces"] else _replace(_regex(r"\z"), " "))
+        else:
+            steps.append(_DUMMY_PREFIX if spec["escape_whitespaces"] else {"type": "Prepend", "prepend": " "})
+    return steps
+
+
+def _tokens_by_id(doc: dict[str, Any]) -> dict[int, tuple[str, str]]:
+    """id -> (text, kind) for every token of a tokenmill description."""
+    out: dict[int, tuple[str, str]] = {}
+    for i, b64 in enumerate(doc["model"]["tokens"]):
+        if b64 is not None:
+            out[i] = (base64.b64decode(b64).decode("utf-8"), "normal")
+    for i, b64 in doc["model"].get("far_tokens", []):
+        out[i] = (base64.b64decode(b64).decode("utf-8"), "normal")
+    for text, i in doc.get("special_tokens", []):
+        out[i] = (text, "special")
+    for text, i, kind in doc.get("other_tokens", []):
+        out[i] = (text, kind)
+    return out
+
+
+def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> None:
+    """Writes a Unigram tokenizer as a `tokenizer.json` (the pipeline in the module docstring).
+
+    >>> to_tokenizer_json("tokenizer.json", Tokenizer.from_sentencepiece("spm.model")._core)  # doctest: +SKIP
+    """
+    doc = json.loads(core.to_json())
+    if doc.get("normalizer", "none") != "none":
+        raise _core.ConfigError(
+            f"normalizer {doc['normalizer']!r} before a Unigram model has no Hugging Face form here"
+        )
+    tokens = _tokens_by_id(doc)
+    missing = sorted(set(range(len(tokens))) - set(tokens))
+    if missing:
+        raise _core.ConfigError(
+            f"a Hugging Face Unigram vocabulary numbers its pieces 0, 1, 2, ...; no id {missing[0]}"
+        )
+    spec = doc.get("sentencepiece_normalizer") or {
+        "rules": [],
+        "add_dummy_prefix": False,
+        "remove_extra_whitespaces": False,
+        "escape_whitespaces": False,
+    }
+    precompiled = None
+    if spec["rules"]:
+        charsmap = spm.build_charsmap(dict(spec["rules"]))
+        precompiled = {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(charsmap).decode("ascii")}
+    normalizers = _normalizers(spec, precompiled)
+    pretokenizer = doc["pretokenizer"]
+    if pretokenizer not in ("metaspace", "metaspace_suffix", "none") or doc.get("pretokenizer_keeps_gaps"):
+        raise _core.ConfigError(f"pre-tokenizer {pretokenizer!r} before a Unigram model has no Hugging Face form here")
+    pre = None
+    if spec["escape_whitespaces"]:
+        # Cutting before each ▁ is what SentencePiece's one lattice gives when no piece holds an inner ▁
+        # (tokenmill's "metaspace"); otherwise, and with ▁ as a suffix, the text stays one piece.
+        pre = {"type": "Metaspace", "replacement": METASPACE, "prepend_scheme": "never"}
+        pre["split"] = pretokenizer == "metaspace"
+
+    scores = doc["model"]["scores"]
+    unk_id = next(i for i, (_, kind) in tokens.items() if kind == "unknown")
+    added = [_added(i, text) for i, (text, kind) in sorted(tokens.items()) if kind in ("control", "special")]
+    decoders: list[dict[str, Any]] = [_replace({"String": METASPACE}, " ")] if spec["escape_whitespaces"] else []
+    if doc["model"]["byte_fallback"]:
+        decoders += [{"type": "ByteFallback"}, {"type": "Fuse"}]
+    if spec["add_dummy_prefix"] and not spec.get("treat_whitespace_as_suffix"):
+        decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
+    settings = json.loads(core.model_inputs_json())
+
+    def token_of(i: int) -> str:
+        return tokens[i][0]
+
+    data = {
+        "version": "1.0",
+        "truncation": model_inputs.to_hf_truncation(settings["truncation"]),
+        "padding": model_inputs.to_hf_padding(settings["padding"]),
+        "added_tokens": added,
+        "normalizer": {"type": "Sequence", "normalizers": normalizers} if normalizers else None,
+        "pre_tokenizer": pre,
+        "post_processor": model_inputs.to_hf_post_processor(settings["post_processor"], token_of),
+        "decoder": {"type": "Sequence", "decoders": decoders} if decoders else None,
+        "model": {
+            "type": "Unigram",
+            "unk_id": unk_id,
+            "vocab": [[tokens[i][0], scores[i] if i < len(scores) else 0.0] for i in range(len(tokens))],
+            "byte_fallback": doc["model"]["byte_fallback"],
+        },
+    }
+    write_atomically(path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
+
+
+def _added(i: int, text: str) -> dict[str, Any]:
+    entry = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+    return {"id": i, "content": text, **entry}
+
+
+# --- Reading. A file's whitespace steps (the normalizers after `Precompiled`, and the
+# pre-tokenizers) are matched against the shapes below; each gives SentencePiece's flags.
+
+
+def _flags(dummy: bool, remove: bool, escape: bool, suffix: bool = False) -> dict[str, bool]:
+    return {
+        "add_dummy_prefix": dummy,
+        "remove_extra_whitespaces": remove,
+        "escape_whitespaces": escape,
+        "treat_whitespace_as_suffix": suffix,
+    }
+
+
+def _metaspace(step: dict[str, Any], where: str) -> tuple[str, bool]:
+    """(prepend scheme, split) of a Metaspace pre-tokenizer, in old files' spelling too."""
+    if step.get("replacement", METASPACE) != METASPACE:
+        raise _core.FormatError(f"{where}: Metaspace with replacement {step.get('replacement')!r} is not supported")
+    scheme = step.get("prepend_scheme")
+    if scheme is None:
+        scheme = "always" if step.get("add_prefix_space", True) else "never"
+    return scheme, bool(step.get("split", True))
+
+
+def _step_name(step: dict[str, Any]) -> str:
+    return json.dumps(step, ensure_ascii=False)
+
+
+def _whitespace_shape(
+    normalizers: list[dict[str, Any]],
+    precompiled: dict[str, Any] | None,
+    rules: list[str],
+    pre: list[dict[str, Any]],
+    where: str,
+) -> tuple[dict[str, bool], str]:
+    """SentencePiece's flags and tokenmill's pre-tokenizer for a file's normalizers (its map
+    step is `precompiled`, with the keys `rules`) and pre-tokenizers.
+
+    - tokenmill's own steps (`_whitespace_steps`) with `Metaspace(prepend_scheme="never")` or
+      no pre-tokenizer: exact.
+    - transformers' `SpmConverter`: `Strip(right)` (or both sides) and `Replace(/ {2,}/, "▁")`, then
+      `Metaspace(prepend_scheme="always")`: the flags with all three rules on. Not exact: `Strip`
+      removes any Unicode whitespace at the end (SentencePiece only spaces), a text that starts
+      with a ▁ gets no dummy prefix, and ▁s at the end of the text stay.
+    - transformers 5's T5 and its kin: `WhitespaceSplit` then `Metaspace(prepend_scheme="always")`,
+      no whitespace normalizers: the same flags. Not exact: any Unicode whitespace the map left
+      (a tab, U+2028) separates words and goes, where SentencePiece keeps it as a character.
+    """
+    metaspaces = [s for s in pre if s.get("type") == "Metaspace"]
+    others = [s for s in pre if s.get("type") not in ("Metaspace", "WhitespaceSplit")]
+    if others:
+        raise _core.FormatError(
+            f"{where}: pre-tokenizer {others[0].get('type')!r} before a Unigram model is not supported"
+        )
+    if len(metaspaces) > 1 or (pre and pre[-1].get("type") != "Metaspace"):
+        raise _core.FormatError(f"{where}: pre-tokenizers {[s.get('type') for s in pre]} are not supported")
+    scheme, split = _metaspace(metaspaces[0], where) if metaspaces else ("never", False)
+    pretokenizer = "metaspace" if split else "none"
+    whitespace_split = len(pre) == 2
+    if scheme == "never" and not whitespace_split:
+        for dummy in (False, True):
+            for remove in (False, True):
+                for escape in (False, True):
+                    for suffix in (False, True) if dummy else (False,):
+                        flags = _flags(dummy, remove, escape, suffix)
+                        expected = _normalizers({**flags, "rules": [(key, "") for key in rules]}, precompiled)
+                        if normalizers == expected and (escape or not metaspaces):
+                            return flags, pretokenizer
+    elif scheme in ("always", "first"):
+        steps = normalizers[1:] if normalizers and normalizers[0] is precompiled else list(normalizers)
+        if whitespace_split and not steps:
+            return _flags(True, True, True), pretokenizer
+        if steps and steps[0].get("type") == "Strip" and steps[0].get("right", steps[0].get("strip_right")):
+            steps = steps[1:]
+        runs = {"type": "Replace", "pattern": {"Regex": " {2,}"}}
+        if not whitespace_split and [{k: s.get(k) for k in runs} for s in steps] == [runs]:
+            if steps[0].get("content") in (" ", METASPACE):
+                return _flags(True, True, True), pretokenizer
+    what = [_step_name(s) for s in normalizers if s is not precompiled] + [_step_name(s) for s in pre]
+    raise _core.FormatError(
+        f"{where}: the whitespace steps {', '.join(what) or '(none)'} have no SentencePiece equivalent "
+        "(tokenmill reads Precompiled + Metaspace pipelines as SentencePiece converters write them)"
+    )
+
+
+def read_tokenizer_json(data: dict[str, Any], where: str) -> _core.CoreTokenizer:
+    """A tokenizer from a Unigram `tokenizer.json` (already parsed): `Precompiled` map, whitespace
+    steps of a shape `_whitespace_shape` knows, `Metaspace`, `Unigram`. Added tokens become special
+    tokens (the unknown piece stays the unknown piece; pass ``allowed_special="all"`` to `encode`
+    to match them in text as Hugging Face does), `<0xXX>` pieces byte tokens when the model falls
+    back to bytes. `FormatError` names the part tokenmill cannot express.
+
+    >>> read_tokenizer_json(json.load(open("tokenizer.json")), "tokenizer.json")   # doctest: +SKIP
+    """
+    model = data["model"]
+    vocab = model.get("vocab")
+    if not isinstance(vocab, list) or not all(isinstance(v, list) and len(v) == 2 for v in vocab):
+        raise _core.FormatError(f"{where}: a Unigram model's vocab is a list of [piece, score]")
+    unk_id = model.get("unk_id")
+    if not isinstance(unk_id, int) or not 0 <= unk_id < len(vocab):
+        raise _core.FormatError(
+            f"{where}: Unigram models without an unknown piece (unk_id {unk_id!r}) are not supported"
+        )
+    byte_fallback = bool(model.get("byte_fallback", False))
+
+    steps = hf._flat_normalizers(data.get("normalizer"))
+    for step in steps:
+        if step.get("type") not in ("Precompiled", "Replace", "Strip", "Prepend"):
+            raise _core.FormatError(f"{where}: normalizer {step.get('type')!r} before a Unigram model is not supported")
+    maps = [step for step in steps if step.get("type") == "Precompiled"]
+    if len(maps) > 1:
+        raise _core.FormatError(f"{where}: more than one Precompiled normalizer is not supported")
+    rules: dict[str, str] = {}
+    if maps:
+        try:
+            rules = spm.charsmap_rules(base64.b64decode(maps[0].get("precompiled_charsmap") or ""))
+        except _core.FormatError as e:
+            raise _core.FormatError(f"{where}: {e}") from None
+    pre = data.get("pre_tokenizer")
+    pre_steps = [] if pre is None else pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
+    flags, pretokenizer = _whitespace_shape(steps, maps[0] if maps else None, sorted(rules), pre_steps, where)
+
+    texts: dict[int, tuple[str, str]] = {i: (str(piece), "normal") for i, (piece, _) in enumerate(vocab)}
+    scores = [float(score) for _, score in vocab]
+    for t in data.get("added_tokens", []):
+        i, text = int(t["id"]), t["content"]
+        if i in texts and texts[i][0] != text:
+            raise _core.FormatError(f"{where}: added token {text!r} has id {i}, which is {texts[i][0]!r} in the model")
+        # Hugging Face cuts every added token out of the text before normalizing, as tokenmill
+        # does with special tokens (user-defined pieces would be matched in the normalized text).
+        texts[i] = (text, "special")
+    texts[unk_id] = (texts[unk_id][0], "unknown")
+    if byte_fallback:
+        for i, (text, kind) in texts.items():
+            if kind == "normal" and _BYTE_PIECE.fullmatch(text):
+                texts[i] = (text, "byte")
+    top = max(texts) + 1
+    scores += [0.0] * (top - len(scores))
+    doc = {
+        "format": "tokenmill",
+        "version": 3,
+        "normalizer": "none",
+        "sentencepiece_normalizer": {
+            "rules": sorted(rules.items()),
+            "keep": [],
+            **flags,
+        },
+        "pretokenizer": pretokenizer,
+        "special_tokens": [[text, i] for i, (text, kind) in sorted(texts.items()) if kind == "special"],
+        "other_tokens": [
+            [text, i, kind] for i, (text, kind) in sorted(texts.items()) if kind not in ("normal", "special")
+        ],
+        "model": {
+            "type": "unigram",
+            "tokens": [_b64(texts[i][0]) if i in texts and texts[i][1] == "normal" else None for i in range(top)],
+            "scores": scores,
+            "byte_fallback": byte_fallback,
+        },
+        "model_inputs": {
+            "post_processor": model_inputs.from_hf_post_processor(data.get("post_processor"), where),
+            "truncation": model_inputs.from_hf_truncation(data.get("truncation")),
+            "padding": model_inputs.from_hf_padding(data.get("padding")),
+        },
+    }
+    try:
+        return _core.CoreTokenizer.from_json(json.dumps(doc))
+    except _core.TokenmillError as e:
+        raise _core.FormatError(f"{where}: {e}") from None
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode("utf-8")).decode("ascii")
