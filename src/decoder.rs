@@ -119,10 +119,12 @@ impl Decoder {
                 while i < ids.len() {
                     if let Some(TokenKind::Byte(_)) = vocab.kind(ids[i]) {
                         let run = ids[i..].iter().take_while(|&&id| matches!(vocab.kind(id), Some(TokenKind::Byte(_))));
-                        let bytes: Vec<u8> = run.filter_map(|&id| match vocab.kind(id) {
-                            Some(TokenKind::Byte(b)) => Some(b),
-                            _ => None,
-                        }).collect();
+                        let bytes: Vec<u8> = run
+                            .filter_map(|&id| match vocab.kind(id) {
+                                Some(TokenKind::Byte(b)) => Some(b),
+                                _ => None,
+                            })
+                            .collect();
                         parts.extend(byte_run_parts(&bytes));
                         at_start = false;
                         i += bytes.len();

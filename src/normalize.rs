@@ -51,7 +51,8 @@ impl Normalizer {
                 return Err(Error::config(format!("normalizer {spec:?}: \"sentencepiece\" must be the last step")));
             }
             if name == "sentencepiece" {
-                sentencepiece = Some(std::sync::Arc::new(SentencePieceNormalizer::new(SentencePieceNormalizerSpec::basic())));
+                sentencepiece =
+                    Some(std::sync::Arc::new(SentencePieceNormalizer::new(SentencePieceNormalizerSpec::basic())));
                 continue;
             }
             steps.push(match name.to_ascii_lowercase().as_str() {

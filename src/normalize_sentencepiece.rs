@@ -7,7 +7,7 @@
 
 use crate::decoder::METASPACE;
 use crate::normalize::Alignment;
-use crate::trie::Trie;
+use crate::trie::CharTrie;
 use serde::{Deserialize, Serialize};
 
 /// The settings of a SentencePiece normalizer as files store them.
@@ -47,8 +47,8 @@ impl SentencePieceNormalizerSpec {
 #[derive(Debug, Clone)]
 pub struct SentencePieceNormalizer {
     spec: SentencePieceNormalizerSpec,
-    rules: Trie,
-    keep: Trie,
+    rules: CharTrie,
+    keep: CharTrie,
 }
 
 impl PartialEq for SentencePieceNormalizer {
@@ -59,8 +59,8 @@ impl PartialEq for SentencePieceNormalizer {
 
 impl SentencePieceNormalizer {
     pub fn new(spec: SentencePieceNormalizerSpec) -> Self {
-        let rules = Trie::new(spec.rules.iter().enumerate().map(|(i, (from, _))| (from.as_bytes(), i as u32)));
-        let keep = Trie::new(spec.keep.iter().enumerate().map(|(i, k)| (k.as_bytes(), i as u32)));
+        let rules = CharTrie::new(spec.rules.iter().enumerate().map(|(i, (from, _))| (from.as_str(), i as u32)));
+        let keep = CharTrie::new(spec.keep.iter().enumerate().map(|(i, k)| (k.as_str(), i as u32)));
         SentencePieceNormalizer { spec, rules, keep }
     }
 
@@ -70,10 +70,12 @@ impl SentencePieceNormalizer {
 
     /// What the rules make of the start of `text`: (replacement, bytes consumed).
     fn normalize_prefix<'a>(&'a self, text: &'a str) -> (&'a str, usize) {
-        if let Some((len, _)) = self.keep.longest_prefix(text.as_bytes()) {
-            return (&text[..len], len);
+        if !self.keep.is_empty() {
+            if let Some((len, _)) = self.keep.longest_prefix(text) {
+                return (&text[..len], len);
+            }
         }
-        if let Some((len, rule)) = self.rules.longest_prefix(text.as_bytes()) {
+        if let Some((len, rule)) = self.rules.longest_prefix(text) {
             return (&self.spec.rules[rule as usize].1, len);
         }
         let len = text.chars().next().map_or(0, char::len_utf8);
@@ -82,10 +84,25 @@ impl SentencePieceNormalizer {
 
     /// The normalized text and, for each of its bytes, the byte range of `text` it came from.
     pub fn apply_aligned(&self, text: &str) -> (String, Alignment) {
+        let mut align = Vec::with_capacity(text.len() + 4);
+        let out = self.normalize(text, Some(&mut align));
+        (out, align)
+    }
+
+    pub fn apply(&self, text: &str) -> String {
+        self.normalize(text, None)
+    }
+
+    /// The work of both: `align`, when given, gets each output byte's source range.
+    fn normalize(&self, text: &str, mut align: Option<&mut Alignment>) -> String {
         let spec = &self.spec;
         let space = if spec.escape_whitespaces { METASPACE } else { " " };
         let mut out = String::with_capacity(text.len() + 4);
-        let mut align: Alignment = Vec::with_capacity(text.len() + 4);
+        let mark = |align: &mut Option<&mut Alignment>, source: (u32, u32), n: usize| {
+            if let Some(a) = align.as_deref_mut() {
+                a.extend(std::iter::repeat_n(source, n));
+            }
+        };
         let mut pos = 0;
         if spec.remove_extra_whitespaces {
             while pos < text.len() {
@@ -97,14 +114,11 @@ impl SentencePieceNormalizer {
             }
         }
         if pos == text.len() {
-            return (out, align);
+            return out;
         }
-        let dummy = |out: &mut String, align: &mut Alignment, at: usize| {
-            out.push_str(space);
-            align.extend(std::iter::repeat_n((at as u32, at as u32), space.len()));
-        };
         if spec.add_dummy_prefix && !spec.treat_whitespace_as_suffix {
-            dummy(&mut out, &mut align, pos);
+            out.push_str(space);
+            mark(&mut align, (pos as u32, pos as u32), space.len());
         }
         let mut after_space = spec.remove_extra_whitespaces;
         while pos < text.len() {
@@ -115,13 +129,18 @@ impl SentencePieceNormalizer {
                 piece = &piece[1..];
             }
             if !piece.is_empty() {
-                for c in piece.chars() {
-                    if c == ' ' {
-                        out.push_str(space);
-                        align.extend(std::iter::repeat_n(source, space.len()));
-                    } else {
-                        out.push(c);
-                        align.extend(std::iter::repeat_n(source, c.len_utf8()));
+                if !piece.contains(' ') {
+                    out.push_str(piece);
+                    mark(&mut align, source, piece.len());
+                } else {
+                    for c in piece.chars() {
+                        let spelled = if c == ' ' { space.len() } else { c.len_utf8() };
+                        if c == ' ' {
+                            out.push_str(space);
+                        } else {
+                            out.push(c);
+                        }
+                        mark(&mut align, source, spelled);
                     }
                 }
                 after_space = piece.ends_with(' ');
@@ -134,17 +153,16 @@ impl SentencePieceNormalizer {
         if spec.remove_extra_whitespaces {
             while out.ends_with(space) {
                 out.truncate(out.len() - space.len());
-                align.truncate(out.len());
+                if let Some(a) = align.as_deref_mut() {
+                    a.truncate(out.len());
+                }
             }
         }
         if spec.add_dummy_prefix && spec.treat_whitespace_as_suffix {
-            dummy(&mut out, &mut align, text.len());
+            out.push_str(space);
+            mark(&mut align, (text.len() as u32, text.len() as u32), space.len());
         }
-        (out, align)
-    }
-
-    pub fn apply(&self, text: &str) -> String {
-        self.apply_aligned(text).0
+        out
     }
 }
 

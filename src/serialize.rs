@@ -17,12 +17,12 @@
 //! and the SentencePiece normalizer (`sentencepiece_normalizer`). Older files load as they always
 //! did, and a file of a newer version is refused rather than half read.
 
-use crate::models::bpe::{Bpe, BpeOptions};
 use crate::error::{Error, Result};
+use crate::models::bpe::{Bpe, BpeOptions};
 use crate::models::unigram::Unigram;
 use crate::models::wordpiece::WordPiece;
-use crate::normalize_sentencepiece::SentencePieceNormalizerSpec;
 use crate::normalize::Normalizer;
+use crate::normalize_sentencepiece::SentencePieceNormalizerSpec;
 use crate::postprocess::ModelInputs;
 use crate::pretokenize::PreTokenizer;
 use crate::tokenizer::{Model, Tokenizer};
@@ -160,7 +160,11 @@ pub fn to_json(tok: &Tokenizer) -> String {
         pretokenizer: tok.pretokenizer().spec().to_string(),
         pretokenizer_keeps_gaps: tok.pretokenizer().keeps_gaps(),
         special_tokens: vocab.specials().to_vec(),
-        other_tokens: vocab.kinded().into_iter().map(|(id, text, kind)| (text.to_string(), id, kind.name().into())).collect(),
+        other_tokens: vocab
+            .kinded()
+            .into_iter()
+            .map(|(id, text, kind)| (text.to_string(), id, kind.name().into()))
+            .collect(),
         // The basic one is named in the spec string already.
         sentencepiece_normalizer: tok.normalizer().sentencepiece().filter(|sp| !sp.is_basic()).cloned(),
         model_inputs: tok.inputs.clone(),

@@ -1,9 +1,9 @@
 //! The pipeline: special tokens → normalize → pre-tokenize → model → ids, and ids → bytes.
 
-use crate::models::bpe::Bpe;
 use crate::count::WordSplitter;
 use crate::decoder::{Decoder, StripLeading};
 use crate::error::{Error, Result};
+use crate::models::bpe::Bpe;
 use crate::models::unigram::Unigram;
 use crate::models::wordpiece::WordPiece;
 use crate::normalize::Normalizer;
@@ -57,7 +57,9 @@ impl Model {
 
     /// How many bytes of `piece` each of its `ids` covers, when that can be told (`None` for
     /// tokens that stand for text they do not spell, such as a character-level unknown token).
-    pub fn piece_lens(&self, piece: &str, ids: &[u32]) -> Option<Vec<usize>> {
+    /// `unigram_base`: what the text's pieces before this one scored (Unigram; see
+    /// `Tokenizer::encode_piece`).
+    pub fn piece_lens(&self, piece: &str, ids: &[u32], unigram_base: f32) -> Option<Vec<usize>> {
         match self {
             Model::Bpe(m) => ids.iter().map(|&id| m.text_len(id)).collect(),
             Model::WordPiece(m) => {
@@ -73,7 +75,7 @@ impl Model {
                     })
                     .collect()
             }
-            Model::Unigram(m) => m.piece_lens(piece, ids),
+            Model::Unigram(m) => m.piece_lens(piece, ids, unigram_base),
         }
     }
 
@@ -256,6 +258,7 @@ impl Tokenizer {
     fn encode_text(&self, text: &str, out: &mut Vec<u32>, check: &mut dyn FnMut() -> Result<()>) -> Result<()> {
         let normalized = self.splitter.normalizer.apply(text);
         let mut unchecked = 0;
+        let mut unigram_base = 0.0;
         piece_cache::with_cache(self.cache_owner, |cache| {
             self.splitter.pretokenizer.for_each_piece(&normalized, |piece| {
                 unchecked += piece.len();
@@ -263,13 +266,45 @@ impl Tokenizer {
                     unchecked = 0;
                     check()?;
                 }
-                if piece.len() <= piece_cache::MAX_PIECE {
-                    cache.ids(piece.as_bytes(), out, |out| self.model.encode_piece(piece, out))
-                } else {
-                    self.model.encode_piece(piece, out)
-                }
+                self.encode_piece(cache, piece, &mut unigram_base, out)
             })
         })
+    }
+
+    /// Encodes one pre-tokenized piece through the piece cache. Unigram has a cache of its own:
+    /// its cut of a word can depend (through f32 rounding, between near-equal cuts) on the score
+    /// of the text before it — `unigram_base`, carried from piece to piece — as in
+    /// SentencePiece's one lattice over the whole text.
+    #[inline]
+    pub(crate) fn encode_piece(
+        &self,
+        cache: &mut piece_cache::PieceCache,
+        piece: &str,
+        unigram_base: &mut f32,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        if let Model::Unigram(m) = &*self.model {
+            if piece.len() <= piece_cache::MAX_PIECE {
+                let start = out.len();
+                cache.ids(piece.as_bytes(), out, |out| {
+                    m.encode_for_cache(piece, out);
+                    Ok::<(), Error>(())
+                })?;
+                let limit = f32::from_bits(out.pop().expect("a cached cut ends with its limit"));
+                if unigram_base.abs() <= limit {
+                    *unigram_base = m.advance(*unigram_base, &out[start..]);
+                    return Ok(());
+                }
+                out.truncate(start);
+            }
+            *unigram_base = m.encode_piece_from(piece, *unigram_base, out);
+            return Ok(());
+        }
+        if piece.len() <= piece_cache::MAX_PIECE {
+            cache.ids(piece.as_bytes(), out, |out| self.model.encode_piece(piece, out))
+        } else {
+            self.model.encode_piece(piece, out)
+        }
     }
 
     /// Encodes many texts on `num_threads` scoped threads (all cores if `None`). Scoped threads,

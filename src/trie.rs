@@ -196,43 +196,107 @@ mod tests {
     }
 }
 
-/// A trie over characters whose edges live in one hash table keyed by (node, character): a walk
-/// costs one probe per character, where a byte trie makes three dependent look-ups for each CJK
-/// character. The Unigram lattice walks it from every character of every word.
+/// A trie over characters: one step per character, where a byte trie makes three dependent
+/// look-ups for each CJK character. The Unigram lattice walks it from every character of the
+/// text. The root's edges — the first step of every walk — are a hash table keyed by
+/// character; every other node's edges are a short run sorted by character, all runs in one
+/// array, so a walk reads a few nearby bytes per step and the whole trie stays small enough
+/// for the cache.
 #[derive(Debug, Clone)]
 pub struct CharTrie {
-    /// (key, child, value) with key = node << 21 | character; key 0 marks an empty slot (nodes
-    /// start at 1, the root). At most half full.
+    root: EdgeTable,
+    /// Per node (indexed by node number): where its run of edges starts and how long it is.
+    runs: Vec<(u32, u32)>,
+    /// (character, child, value) runs, by parent then character.
+    edges: Vec<(u32, u32, u32)>,
+}
+
+/// Open addressing over (key, child, value) slots, at most half full; key 0 marks an empty
+/// slot (real keys are never 0: nodes start at 1, the root).
+#[derive(Debug, Clone)]
+struct EdgeTable {
     slots: Vec<(u64, u32, u32)>,
     len: usize,
-    nodes: u32,
+}
+
+impl EdgeTable {
+    fn new() -> Self {
+        EdgeTable { slots: vec![(0, 0, NONE); 16], len: 0 }
+    }
+
+    #[inline(always)]
+    fn slot_for(&self, key: u64) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.slots.len().trailing_zeros())) as usize;
+        while self.slots[i].0 != 0 && self.slots[i].0 != key {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+
+    #[inline(always)]
+    fn get(&self, key: u64) -> (u64, u32, u32) {
+        self.slots[self.slot_for(key)]
+    }
+
+    /// The slot for `key`, made with child `make_child()` if new.
+    fn entry(&mut self, key: u64, make_child: impl FnOnce() -> u32) -> usize {
+        if (self.len + 1) * 2 > self.slots.len() {
+            let doubled = vec![(0, 0, NONE); self.slots.len() * 2];
+            let old = std::mem::replace(&mut self.slots, doubled);
+            for entry in old.into_iter().filter(|e| e.0 != 0) {
+                let i = self.slot_for(entry.0);
+                self.slots[i] = entry;
+            }
+        }
+        let i = self.slot_for(key);
+        if self.slots[i].0 == 0 {
+            self.slots[i] = (key, make_child(), NONE);
+            self.len += 1;
+        }
+        i
+    }
 }
 
 impl CharTrie {
     /// A trie of `keys` (text) with their values; a key given twice keeps its first value.
     pub fn new<'k>(keys: impl IntoIterator<Item = (&'k str, u32)>) -> Self {
-        let mut trie = CharTrie { slots: vec![(0, 0, NONE); 16], len: 0, nodes: 1 };
+        // Built with hash tables for every node, then the deeper edges laid out as runs.
+        let mut root = EdgeTable::new();
+        let mut deeper = EdgeTable::new();
+        let mut nodes = 1u32;
         for (key, value) in keys {
             let mut node = 1u32;
             let mut chars = key.chars().peekable();
             while let Some(c) = chars.next() {
-                let last = chars.peek().is_none();
-                let slot = trie.slot_for(node, c);
-                if trie.slots[slot].0 == 0 {
-                    trie.nodes += 1;
-                    trie.slots[slot] = (Self::key(node, c), trie.nodes, NONE);
-                    trie.len += 1;
+                let table = if node == 1 { &mut root } else { &mut deeper };
+                let slot = table.entry(Self::key(node, c), || {
+                    nodes += 1;
+                    nodes
+                });
+                if chars.peek().is_none() && table.slots[slot].2 == NONE {
+                    table.slots[slot].2 = value;
                 }
-                if last && trie.slots[slot].2 == NONE {
-                    trie.slots[slot].2 = value;
-                }
-                node = trie.slots[slot].1;
-                if trie.len * 2 > trie.slots.len() {
-                    trie.grow();
-                }
+                node = table.slots[slot].1;
             }
         }
-        trie
+        let mut edges: Vec<(u32, u32, u32, u32)> = deeper
+            .slots
+            .iter()
+            .filter(|e| e.0 != 0)
+            .map(|&(key, child, value)| ((key >> 21) as u32, (key & 0x1F_FFFF) as u32, child, value))
+            .collect();
+        edges.sort_unstable();
+        let mut runs = vec![(0u32, 0u32); nodes as usize + 1];
+        for (i, e) in edges.iter().enumerate() {
+            let run = &mut runs[e.0 as usize];
+            if run.1 == 0 {
+                run.0 = i as u32;
+            }
+            run.1 += 1;
+        }
+        let edges = edges.into_iter().map(|(_, c, child, value)| (c, child, value)).collect();
+        CharTrie { root, runs, edges }
     }
 
     #[inline(always)]
@@ -240,54 +304,41 @@ impl CharTrie {
         (node as u64) << 21 | c as u64
     }
 
-    #[inline(always)]
-    fn home(&self, key: u64) -> usize {
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.slots.len().trailing_zeros())) as usize
-    }
-
-    /// The slot holding (node, c), or the empty slot where it would go.
-    #[inline(always)]
-    fn slot_for(&self, node: u32, c: char) -> usize {
-        let key = Self::key(node, c);
-        let mask = self.slots.len() - 1;
-        let mut i = self.home(key);
-        while self.slots[i].0 != 0 && self.slots[i].0 != key {
-            i = (i + 1) & mask;
-        }
-        i
-    }
-
-    fn grow(&mut self) {
-        let doubled = vec![(0, 0, NONE); self.slots.len() * 2];
-        let old = std::mem::replace(&mut self.slots, doubled);
-        let mask = self.slots.len() - 1;
-        for entry in old.into_iter().filter(|e| e.0 != 0) {
-            let mut i = self.home(entry.0);
-            while self.slots[i].0 != 0 {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = entry;
-        }
-    }
-
     /// Calls `found(byte length, value)` for every key that is a prefix of `text`, shortest first.
     #[inline]
     pub fn for_each_prefix(&self, text: &str, mut found: impl FnMut(usize, u32)) {
-        let mut node = 1u32;
-        for (i, c) in text.char_indices() {
-            let slot = self.slots[self.slot_for(node, c)];
-            if slot.0 == 0 {
+        let mut chars = text.char_indices();
+        let Some((_, first)) = chars.next() else { return };
+        let (key, mut node, value) = self.root.get(Self::key(1, first));
+        if key == 0 {
+            return;
+        }
+        if value != NONE {
+            found(first.len_utf8(), value);
+        }
+        for (i, c) in chars {
+            let (first, count) = self.runs[node as usize];
+            let run = &self.edges[first as usize..(first + count) as usize];
+            let Some(&(_, child, value)) = run.iter().find(|e| e.0 == c as u32) else {
                 return;
+            };
+            if value != NONE {
+                found(i + c.len_utf8(), value);
             }
-            if slot.2 != NONE {
-                found(i + c.len_utf8(), slot.2);
-            }
-            node = slot.1;
+            node = child;
         }
     }
 
+    /// The longest key that is a prefix of `text`: (byte length, value).
+    #[inline]
+    pub fn longest_prefix(&self, text: &str) -> Option<(usize, u32)> {
+        let mut best = None;
+        self.for_each_prefix(text, |len, value| best = Some((len, value)));
+        best
+    }
+
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.root.len == 0
     }
 }
 

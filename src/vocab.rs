@@ -373,7 +373,10 @@ impl Vocab {
             TokenKind::Byte(b) => {
                 let table = self.byte_ids.get_or_insert_with(|| Box::new([u32::MAX; 256]));
                 if table[b as usize] != u32::MAX {
-                    return Err(Error::config(format!("{what}: byte {b:#04x} already has token {}", table[b as usize])));
+                    return Err(Error::config(format!(
+                        "{what}: byte {b:#04x} already has token {}",
+                        table[b as usize]
+                    )));
                 }
             }
             _ => {}
@@ -419,11 +422,8 @@ impl Vocab {
 
     /// (id, spelling, kind) of every control, unknown, byte and unused token, in id order.
     pub fn kinded(&self) -> Vec<(u32, &str, TokenKind)> {
-        let mut out: Vec<(u32, &str, TokenKind)> = self
-            .kind_ids
-            .iter()
-            .map(|(text, &id)| (id, text.as_str(), self.kinds[&id]))
-            .collect();
+        let mut out: Vec<(u32, &str, TokenKind)> =
+            self.kind_ids.iter().map(|(text, &id)| (id, text.as_str(), self.kinds[&id])).collect();
         out.sort_unstable_by_key(|&(id, _, _)| id);
         out
     }

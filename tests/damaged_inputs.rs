@@ -4,9 +4,9 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
+use tokenmill::count::{WordCounts, WordSplitter};
 use tokenmill::models::bpe::train::{train, BpeTrainConfig};
 use tokenmill::models::bpe::BpeOptions;
-use tokenmill::count::{WordCounts, WordSplitter};
 use tokenmill::normalize::Normalizer;
 use tokenmill::pretokenize::PreTokenizer;
 use tokenmill::serialize;

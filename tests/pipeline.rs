@@ -1,8 +1,8 @@
 //! End to end through the Rust API: count → train → encode → decode → save → load.
 
+use tokenmill::count::{WordCounts, WordSplitter};
 use tokenmill::models::bpe::train::{train, BpeTrainConfig};
 use tokenmill::models::bpe::BpeOptions;
-use tokenmill::count::{WordCounts, WordSplitter};
 use tokenmill::normalize::Normalizer;
 use tokenmill::pretokenize::PreTokenizer;
 use tokenmill::special::SpecialTokens;

@@ -103,6 +103,16 @@ def test_ids_pieces_and_normalization_equal_sentencepiece(pair) -> None:
         assert tok.decode(ids) == sp.decode(ids), text
 
 
+def test_long_documents_equal_sentencepiece(pair, stdlib_text: str) -> None:
+    """Whole 4 KB documents: the running score carried from word to word must round as
+    SentencePiece's one lattice over the text does, or near-equal cuts fall the other way."""
+    sp, tok = pair
+    text = stdlib_text[200_000:400_000] + "\n".join(MULTILINGUAL + JAPANESE + CHINESE) * 20
+    docs = [text[i : i + 4096] for i in range(0, len(text), 4096)]
+    assert tok.encode_batch(docs, num_threads=1) == sp.encode(docs)
+    assert [tok.encode(d) for d in docs[:10]] == sp.encode(docs[:10])
+
+
 @settings(max_examples=150, deadline=None)
 @given(text=st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40))
 def test_hypothesis_text_equals_sentencepiece(pair, text: str) -> None:

@@ -141,17 +141,15 @@ impl Tokenizer {
                                 }
                             }
                         };
+                        let mut unigram_base = 0.0;
                         piece_cache::with_cache(self.cache_owner, |cache| {
                             self.splitter.pretokenizer.for_each_piece(&normalized, |piece| {
                                 let first = ids.len();
-                                if piece.len() <= piece_cache::MAX_PIECE {
-                                    cache.ids(piece.as_bytes(), &mut ids, |out| self.model.encode_piece(piece, out))?;
-                                } else {
-                                    self.model.encode_piece(piece, &mut ids)?;
-                                }
+                                let base_before = unigram_base;
+                                self.encode_piece(cache, piece, &mut unigram_base, &mut ids)?;
                                 let piece_start = piece.as_ptr() as usize - normalized.as_ptr() as usize;
                                 let piece_end = piece_start + piece.len();
-                                let lens = self.model.piece_lens(piece, &ids[first..]);
+                                let lens = self.model.piece_lens(piece, &ids[first..], base_before);
                                 match lens.filter(|l| l.iter().sum::<usize>() == piece.len()) {
                                     Some(lens) => {
                                         let mut at = piece_start;

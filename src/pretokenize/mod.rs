@@ -133,9 +133,7 @@ impl PreTokenizer {
             PreTokenizer::Gpt2 => Some(GPT2_PATTERN),
             PreTokenizer::Cl100k => Some(CL100K_PATTERN),
             PreTokenizer::O200k => Some(O200K_PATTERN),
-            PreTokenizer::Whitespace | PreTokenizer::Bert | PreTokenizer::Metaspace { .. } | PreTokenizer::None => {
-                None
-            }
+            PreTokenizer::Whitespace | PreTokenizer::Bert | PreTokenizer::Metaspace { .. } | PreTokenizer::None => None,
             PreTokenizer::Regex { pattern, .. } => Some(pattern),
         }
     }

@@ -3,10 +3,10 @@
 use super::callback::detach_reporting;
 use super::errors::to_py;
 use super::tokenizer::CoreTokenizer;
-use crate::models::bpe::train::{self, BpeTrainConfig, TrainProgress};
-use crate::models::bpe::BpeOptions;
 use crate::count::{WordCounts, WordSplitter};
 use crate::error::Error;
+use crate::models::bpe::train::{self, BpeTrainConfig, TrainProgress};
+use crate::models::bpe::BpeOptions;
 use crate::normalize::Normalizer;
 use crate::pretokenize::PreTokenizer;
 use crate::special::SpecialTokens;

@@ -46,33 +46,64 @@ pub(crate) fn for_each_edge(model: &impl Pieces, text: &str, mut edge: impl FnMu
     }
 }
 
-/// The best cut of `text` as (start, end, id) from the end backwards. A later start replaces
-/// the best way into a position only with a strictly higher score, and the sums are rounded as
-/// SentencePiece rounds them (a piece's sum in double against the stored float; the unknown
-/// piece's sum in float), so ties and near-ties fall the same way.
-pub fn viterbi(model: &impl Pieces, text: &str, path: &mut Vec<(u32, u32, u32)>) {
+/// The best cut of `text` as (start, end, id) from the end backwards, the path's score starting
+/// from `base`; returns the score at the end. Sums are f32, each the running best plus a
+/// piece's score, and a later start replaces the best way into a position only if strictly
+/// higher — as SentencePiece computes over the whole text. Rounding depends on the running
+/// score, so a caller that cuts the text into words carries `base` from one word to the next
+/// to choose between near-equal cuts exactly as one lattice over the whole text does.
+pub fn viterbi(model: &impl Pieces, text: &str, base: f32, path: &mut Vec<(u32, u32, u32)>) -> f32 {
     path.clear();
     if text.is_empty() {
-        return;
+        return base;
     }
     const UNSET: u32 = u32::MAX;
-    // Per byte position: (best score into it, where that piece starts, its id).
-    let mut best: Vec<(f32, u32, u32)> = vec![(0.0, UNSET, 0); text.len() + 1];
-    best[0].1 = 0;
-    let unk = model.unk_id();
-    for_each_edge(model, text, |e| {
-        let from = best[e.start as usize].0;
-        let to = &mut best[e.end as usize];
-        if e.id == unk {
-            let candidate = model.unk_score() + from;
+    thread_local! {
+        // Reused from call to call: encoding calls this once per word.
+        static BEST: std::cell::RefCell<Vec<(f32, u32, u32)>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BEST.with_borrow_mut(|best| {
+        // Per byte position: (best score into it, where that piece starts, its id).
+        best.clear();
+        best.resize(text.len() + 1, (0.0, UNSET, 0));
+        best[0] = (base, 0, 0);
+        for_each_edge(model, text, |e| {
+            let candidate = best[e.start as usize].0 + e.score as f32;
+            let to = &mut best[e.end as usize];
             if to.1 == UNSET || candidate > to.0 {
                 *to = (candidate, e.start, e.id);
             }
-        } else {
-            let candidate = e.score + from as f64;
-            if to.1 == UNSET || candidate > to.0 as f64 {
-                *to = (candidate as f32, e.start, e.id);
-            }
+        });
+        let mut pos = text.len();
+        while pos > 0 {
+            let (_, start, id) = best[pos];
+            path.push((start, pos as u32, id));
+            pos = start as usize;
+        }
+        best[text.len()].0
+    })
+}
+
+/// `viterbi` from a base of 0, and how safe its choices are: the smallest gap between two ways
+/// into a position that it compared, and the largest score it held. Another base changes the
+/// f32 rounding of every sum by at most about (characters × 2⁻²⁴ × magnitude) — so when the
+/// gap is wider than that, the cut is the same from that base (see `Unigram::cut_limit`).
+pub fn viterbi_with_margin(model: &impl Pieces, text: &str, path: &mut Vec<(u32, u32, u32)>) -> (f32, f64, f64) {
+    path.clear();
+    const UNSET: u32 = u32::MAX;
+    let mut best: Vec<(f32, u32, u32)> = vec![(0.0, UNSET, 0); text.len() + 1];
+    best[0] = (0.0, 0, 0);
+    let mut gap = f64::INFINITY;
+    let mut magnitude = 0.0f64;
+    for_each_edge(model, text, |e| {
+        let candidate = best[e.start as usize].0 + e.score as f32;
+        let to = &mut best[e.end as usize];
+        if to.1 != UNSET {
+            gap = gap.min((candidate as f64 - to.0 as f64).abs());
+        }
+        if to.1 == UNSET || candidate > to.0 {
+            *to = (candidate, e.start, e.id);
+            magnitude = magnitude.max((candidate as f64).abs());
         }
     });
     let mut pos = text.len();
@@ -81,6 +112,7 @@ pub fn viterbi(model: &impl Pieces, text: &str, path: &mut Vec<(u32, u32, u32)>)
         path.push((start, pos as u32, id));
         pos = start as usize;
     }
+    (best[text.len()].0, gap, magnitude)
 }
 
 /// Every edge of `text`'s lattice, grouped by end position: `ends[e]` lists the edges ending

@@ -82,7 +82,7 @@ impl Unigram {
             lattice_scores[id as usize] = if user_defined.contains(&id) {
                 // Meant to beat any ordinary cut (each byte worth the best score); with negative
                 // scores it is -0.1, which still beats nearly every cut.
-                (bytes.len() as f32 * max_score) as f64 - 0.1
+                (bytes.len() as f32 * max_score - 0.1) as f64
             } else {
                 score_of(id) as f64
             };
@@ -144,9 +144,20 @@ impl Unigram {
     /// Appends the ids of the best cut of `piece`. A run of unknown characters is one unknown
     /// id, or with byte fallback the byte tokens of its UTF-8 bytes.
     pub fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) {
-        let mut path = Vec::new();
-        lattice::viterbi(self, piece, &mut path);
-        self.emit(piece, path.iter().rev().copied(), |id, _| out.push(id));
+        self.encode_piece_from(piece, 0.0, out);
+    }
+
+    /// `encode_piece` continuing a text whose pieces so far scored `base` (see
+    /// `lattice::viterbi`); returns the score after this piece.
+    pub fn encode_piece_from(&self, piece: &str, base: f32, out: &mut Vec<u32>) -> f32 {
+        thread_local! {
+            static PATH: std::cell::RefCell<Vec<(u32, u32, u32)>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        PATH.with_borrow_mut(|path| {
+            let end = lattice::viterbi(self, piece, base, path);
+            self.emit(piece, path.iter().rev().copied(), |id, _| out.push(id));
+            end
+        })
     }
 
     /// Turns a cut, (start, end, id) in order, into ids with the length of text each covers:
@@ -178,10 +189,46 @@ impl Unigram {
         }
     }
 
-    /// The text lengths (bytes of `piece`) that the ids of its cut cover.
-    pub fn piece_lens(&self, piece: &str, ids: &[u32]) -> Option<Vec<usize>> {
+    /// For the piece cache: appends the ids of `piece`'s cut from a base of 0, then the largest
+    /// |base| from which that cut is certainly the same, as f32 bits (negative: never — the
+    /// cut holds unknown characters, or a near-tie that rounding decides). From a base within
+    /// that limit the cached ids are exact, and the new base is `advance`.
+    pub fn encode_for_cache(&self, piece: &str, out: &mut Vec<u32>) {
+        let (ids, limit) = self.cut_for_cache(piece);
+        out.extend_from_slice(&ids);
+        out.push(limit.to_bits());
+    }
+
+    /// `piece`'s cut from a base of 0 and the largest |base| it holds for.
+    fn cut_for_cache(&self, piece: &str) -> (Box<[u32]>, f32) {
         let mut path = Vec::new();
-        lattice::viterbi(self, piece, &mut path);
+        let (_, gap, magnitude) = lattice::viterbi_with_margin(self, piece, &mut path);
+        let mut ids = Vec::with_capacity(path.len());
+        let mut unknown = false;
+        self.emit(piece, path.iter().rev().copied(), |id, _| {
+            unknown |= self.vocab.kind(id) != Some(TokenKind::Normal);
+            ids.push(id);
+        });
+        let steps = (piece.chars().count() + 1) as f64;
+        // Each of two compared sums may be off by steps × 2⁻²⁴ × (|base| + magnitude); twice
+        // that again for safety.
+        let limit = gap / (4.0 * steps * f64::from(f32::EPSILON) / 2.0) - 2.0 * magnitude;
+        let limit = if unknown || ids.is_empty() { -1.0 } else { limit.min(f32::MAX as f64) as f32 };
+        (ids.into_boxed_slice(), limit)
+    }
+
+    /// The running score after the cached cut `ids` from `base`: the f32 sums Viterbi makes
+    /// along that path.
+    #[inline]
+    pub fn advance(&self, base: f32, ids: &[u32]) -> f32 {
+        ids.iter().fold(base, |acc, &id| acc + self.lattice_scores[id as usize] as f32)
+    }
+
+    /// The text lengths (bytes of `piece`) that the ids of its cut cover, when the piece was
+    /// cut after pieces that scored `base`.
+    pub fn piece_lens(&self, piece: &str, ids: &[u32], base: f32) -> Option<Vec<usize>> {
+        let mut path = Vec::new();
+        lattice::viterbi(self, piece, base, &mut path);
         let mut lens = Vec::with_capacity(ids.len());
         let mut again = Vec::with_capacity(ids.len());
         self.emit(piece, path.iter().rev().copied(), |id, len| {
@@ -190,7 +237,6 @@ impl Unigram {
         });
         (again == ids).then_some(lens)
     }
-
 }
 
 impl lattice::Pieces for Unigram {
@@ -268,7 +314,7 @@ mod tests {
         assert_eq!(cut(&m, "▁aé"), ["▁a", "<0xC3>", "<0xA9>"]);
         let mut ids = Vec::new();
         m.encode_piece("▁aé", &mut ids);
-        assert_eq!(m.piece_lens("▁aé", &ids), Some(vec![4, 1, 1]));
+        assert_eq!(m.piece_lens("▁aé", &ids, 0.0), Some(vec![4, 1, 1]));
     }
 
     #[test]

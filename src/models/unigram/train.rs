@@ -141,12 +141,7 @@ pub fn train(
         whitespace_as_suffix: config.whitespace_as_suffix,
         split_digits: config.split_digits,
     };
-    let trace = std::env::var_os("TOKENMILL_TRACE").is_some();
-    let clock = std::time::Instant::now();
     let seeds = seed_pieces(&words, &|c| known.contains(&c), &rules, config.seed_size);
-    if trace {
-        eprintln!("seeds {} in {:?}; {} words", seeds.len(), clock.elapsed(), words.len());
-    }
     let total: f64 = seeds.iter().map(|s| s.1).sum();
     let mut model = Working::new(seeds.into_iter().map(|(p, f)| (p, (f / total).ln())).collect());
 
@@ -157,17 +152,11 @@ pub fn train(
         for _ in 0..config.em_iterations {
             let expected = e_step(&model, &words);
             model = Working::new(m_step(&model, &expected));
-            if trace {
-                eprintln!("em -> {} pieces at {:?}", model.pieces.len(), clock.elapsed());
-            }
         }
         if model.pieces.len() <= desired {
             break;
         }
         model = Working::new(prune(&model, &words, desired, config.shrinking_factor));
-        if trace {
-            eprintln!("prune -> {} pieces at {:?}", model.pieces.len(), clock.elapsed());
-        }
     }
     report(UnigramProgress { pieces: target as u64, target: target as u64 })?;
     Ok(finalize(&model, &alphabet, target))
@@ -248,13 +237,11 @@ fn add_expected(model: &Working, word: &str, weight: f64, s: &mut Scratch, expec
     forward_backward(word.len(), weight, s, expected);
 }
 
-#[inline(never)]
 fn collect_edges(model: &Working, word: &str, edges: &mut Vec<Edge>) {
     edges.clear();
     lattice::for_each_edge(model, word, |e| edges.push(e));
 }
 
-#[inline(never)]
 fn forward_backward(len: usize, weight: f64, s: &mut Scratch, expected: &mut [f64]) {
     s.forward.clear();
     s.forward.resize(len + 1, f64::NEG_INFINITY);
@@ -332,7 +319,7 @@ fn prune(model: &Working, words: &[(&str, u64)], desired: usize, shrinking_facto
         let mut path = Vec::new();
         let mut seen = FxHashSet::default();
         for &(word, count) in chunk {
-            lattice::viterbi(model, word, &mut path);
+            lattice::viterbi(model, word, 0.0, &mut path);
             seen.clear();
             for &(_, _, id) in &path {
                 if let Some(f) = freq.get_mut(id as usize) {
@@ -371,8 +358,10 @@ fn prune(model: &Working, words: &[(&str, u64)], desired: usize, shrinking_facto
         // freq[i] uses each, the total gains freq[i] × (pieces in the alternative − 1).
         let logprob_piece = freq[i].ln() - log_total;
         let log_total_alt = (total + freq[i] * (alternative.len() as f64 - 1.0)).ln();
-        let logprob_alt: f64 =
-            alternative.iter().map(|&a| (freq.get(a as usize).copied().unwrap_or(0.0) + freq[i]).ln() - log_total_alt).sum();
+        let logprob_alt: f64 = alternative
+            .iter()
+            .map(|&a| (freq.get(a as usize).copied().unwrap_or(0.0) + freq[i]).ln() - log_total_alt)
+            .sum();
         let share = reach[i] / words_total;
         candidates.push((i, share * (logprob_piece - logprob_alt)));
     }
