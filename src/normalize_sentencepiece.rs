@@ -49,6 +49,10 @@ pub struct SentencePieceNormalizer {
     spec: SentencePieceNormalizerSpec,
     rules: CharTrie,
     keep: CharTrie,
+    /// ASCII bytes that no rule or kept text matches when an ASCII byte (or the end) follows —
+    /// rules that start with an ASCII letter go on with a combining mark — and are not a space:
+    /// runs of them are copied as they are (most of English and code).
+    plain_ascii: [bool; 128],
 }
 
 impl PartialEq for SentencePieceNormalizer {
@@ -61,7 +65,16 @@ impl SentencePieceNormalizer {
     pub fn new(spec: SentencePieceNormalizerSpec) -> Self {
         let rules = CharTrie::new(spec.rules.iter().enumerate().map(|(i, (from, _))| (from.as_str(), i as u32)));
         let keep = CharTrie::new(spec.keep.iter().enumerate().map(|(i, k)| (k.as_str(), i as u32)));
-        SentencePieceNormalizer { spec, rules, keep }
+        let mut plain_ascii = [true; 128];
+        plain_ascii[b' ' as usize] = false;
+        for key in spec.rules.iter().map(|r| r.0.as_bytes()).chain(spec.keep.iter().map(|k| k.as_bytes())) {
+            if let Some(&b) = key.first().filter(|b| b.is_ascii()) {
+                if key.get(1).is_none_or(u8::is_ascii) {
+                    plain_ascii[b as usize] = false;
+                }
+            }
+        }
+        SentencePieceNormalizer { spec, rules, keep, plain_ascii }
     }
 
     pub fn spec(&self) -> &SentencePieceNormalizerSpec {
@@ -121,7 +134,23 @@ impl SentencePieceNormalizer {
             mark(&mut align, (pos as u32, pos as u32), space.len());
         }
         let mut after_space = spec.remove_extra_whitespaces;
+        let bytes = text.as_bytes();
+        // A byte is copied as it is when it is a plain ASCII byte followed by ASCII (or the end).
+        let plain = |at: usize| {
+            let b = bytes[at];
+            b.is_ascii() && self.plain_ascii[b as usize] && bytes.get(at + 1).is_none_or(u8::is_ascii)
+        };
         while pos < text.len() {
+            if align.is_none() && plain(pos) {
+                let mut end = pos + 1;
+                while end < bytes.len() && plain(end) {
+                    end += 1;
+                }
+                out.push_str(&text[pos..end]);
+                pos = end;
+                after_space = false;
+                continue;
+            }
             let (piece, used) = self.normalize_prefix(&text[pos..]);
             let source = (pos as u32, (pos + used) as u32);
             let mut piece = piece;

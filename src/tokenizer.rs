@@ -284,20 +284,7 @@ impl Tokenizer {
         out: &mut Vec<u32>,
     ) -> Result<()> {
         if let Model::Unigram(m) = &*self.model {
-            if piece.len() <= piece_cache::MAX_PIECE {
-                let start = out.len();
-                cache.ids(piece.as_bytes(), out, |out| {
-                    m.encode_for_cache(piece, out);
-                    Ok::<(), Error>(())
-                })?;
-                let limit = f32::from_bits(out.pop().expect("a cached cut ends with its limit"));
-                if unigram_base.abs() <= limit {
-                    *unigram_base = m.advance(*unigram_base, &out[start..]);
-                    return Ok(());
-                }
-                out.truncate(start);
-            }
-            *unigram_base = m.encode_piece_from(piece, *unigram_base, out);
+            *unigram_base = m.encode_cached(piece, *unigram_base, out);
             return Ok(());
         }
         if piece.len() <= piece_cache::MAX_PIECE {

@@ -46,6 +46,11 @@ pub(crate) fn for_each_edge(model: &impl Pieces, text: &str, mut edge: impl FnMu
     }
 }
 
+thread_local! {
+    /// Viterbi's table, reused from call to call: encoding calls it once per word.
+    static BEST: std::cell::RefCell<Vec<(f32, u32, u32)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// The best cut of `text` as (start, end, id) from the end backwards, the path's score starting
 /// from `base`; returns the score at the end. Sums are f32, each the running best plus a
 /// piece's score, and a later start replaces the best way into a position only if strictly
@@ -58,10 +63,6 @@ pub fn viterbi(model: &impl Pieces, text: &str, base: f32, path: &mut Vec<(u32, 
         return base;
     }
     const UNSET: u32 = u32::MAX;
-    thread_local! {
-        // Reused from call to call: encoding calls this once per word.
-        static BEST: std::cell::RefCell<Vec<(f32, u32, u32)>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
     BEST.with_borrow_mut(|best| {
         // Per byte position: (best score into it, where that piece starts, its id).
         best.clear();
@@ -84,35 +85,68 @@ pub fn viterbi(model: &impl Pieces, text: &str, base: f32, path: &mut Vec<(u32, 
     })
 }
 
-/// `viterbi` from a base of 0, and how safe its choices are: the smallest gap between two ways
-/// into a position that it compared, and the largest score it held. Another base changes the
-/// f32 rounding of every sum by at most about (characters × 2⁻²⁴ × magnitude) — so when the
-/// gap is wider than that, the cut is the same from that base (see `Unigram::cut_limit`).
-pub fn viterbi_with_margin(model: &impl Pieces, text: &str, path: &mut Vec<(u32, u32, u32)>) -> (f32, f64, f64) {
+/// `viterbi` from `base`, and whether its cut is the same from every base of `base`'s binade
+/// (the powers-of-two interval its magnitude lies in): returns the end score and the lowest
+/// and highest sums compared, and false if some score falls exactly halfway between two
+/// floats of that binade. Within one binade every f32 is a multiple of the same unit, so each
+/// sum `v + s` rounds to `v` plus `s` rounded to that unit — the same amount whatever `v` is,
+/// except at an exact halfway point, where rounding to even looks at `v`. So when every sum
+/// compared stays inside the binade and no score is halfway, the comparisons, the cut and the
+/// end score (less the base) are the same from any base of the binade.
+pub fn viterbi_in_binade(
+    model: &impl Pieces,
+    text: &str,
+    base: f32,
+    path: &mut Vec<(u32, u32, u32)>,
+) -> (f32, f32, f32, bool) {
     path.clear();
     const UNSET: u32 = u32::MAX;
-    let mut best: Vec<(f32, u32, u32)> = vec![(0.0, UNSET, 0); text.len() + 1];
-    best[0] = (0.0, 0, 0);
-    let mut gap = f64::INFINITY;
-    let mut magnitude = 0.0f64;
-    for_each_edge(model, text, |e| {
-        let candidate = best[e.start as usize].0 + e.score as f32;
-        let to = &mut best[e.end as usize];
-        if to.1 != UNSET {
-            gap = gap.min((candidate as f64 - to.0 as f64).abs());
+    // The exponent of half the binade's spacing: a score whose lowest set bit is worth that
+    // much lies exactly halfway between two floats of the binade.
+    let halfway = lowest_bit_exponent_of_unit(base) - 1;
+    BEST.with_borrow_mut(|best| {
+        best.clear();
+        best.resize(text.len() + 1, (0.0, UNSET, 0));
+        best[0] = (base, 0, 0);
+        let (mut low, mut high) = (base, base);
+        let mut on_grid = true;
+        for_each_edge(model, text, |e| {
+            let score = e.score as f32;
+            let candidate = best[e.start as usize].0 + score;
+            on_grid &= score == 0.0 || lowest_bit_exponent(score) != halfway;
+            low = low.min(candidate);
+            high = high.max(candidate);
+            let to = &mut best[e.end as usize];
+            if to.1 == UNSET || candidate > to.0 {
+                *to = (candidate, e.start, e.id);
+            }
+        });
+        let mut pos = text.len();
+        while pos > 0 {
+            let (_, start, id) = best[pos];
+            path.push((start, pos as u32, id));
+            pos = start as usize;
         }
-        if to.1 == UNSET || candidate > to.0 {
-            *to = (candidate, e.start, e.id);
-            magnitude = magnitude.max((candidate as f64).abs());
-        }
-    });
-    let mut pos = text.len();
-    while pos > 0 {
-        let (_, start, id) = best[pos];
-        path.push((start, pos as u32, id));
-        pos = start as usize;
-    }
-    (best[text.len()].0, gap, magnitude)
+        (best[text.len()].0, low, high, on_grid)
+    })
+}
+
+/// The power of two that the lowest set bit of `x`'s significand is worth (x normal, not 0).
+#[inline]
+fn lowest_bit_exponent(x: f32) -> i32 {
+    let bits = x.to_bits();
+    let significand = (bits & 0x7F_FFFF) | 0x80_0000;
+    ((bits >> 23) & 0xFF) as i32 - 150 + significand.trailing_zeros() as i32
+}
+
+/// The power of two the spacing of floats in `x`'s binade is.
+fn lowest_bit_exponent_of_unit(x: f32) -> i32 {
+    ((x.to_bits() >> 23) & 0xFF) as i32 - 150
+}
+
+/// Whether `x` lies in the same binade as `base` (same sign and exponent).
+pub fn same_binade(x: f32, base: f32) -> bool {
+    x.to_bits() >> 23 == base.to_bits() >> 23
 }
 
 /// Every edge of `text`'s lattice, grouped by end position: `ends[e]` lists the edges ending

@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::trie::CharTrie;
 use crate::vocab::{TokenKind, Vocab};
 use rustc_hash::FxHashSet;
+use std::hash::BuildHasher;
 
 /// How far below the lowest piece score an unknown character scores (SentencePiece's penalty).
 pub const UNKNOWN_PENALTY: f32 = 10.0;
@@ -36,6 +37,42 @@ pub struct Unigram {
     byte_fallback: bool,
     /// What the unknown token decodes to.
     unknown_surface: String,
+    /// Names this model's entries in the per-thread cache of cuts.
+    cache_id: u64,
+}
+
+/// Pieces up to this long have their cuts cached (per thread, per model), up to this many.
+const CACHED_PIECE_BYTES: usize = 64;
+const CACHED_CUTS: usize = 1 << 16;
+
+/// A cut made from `base`, with its end score and the lowest and highest sums it compared,
+/// relative to that base (exact: same binade).
+struct CachedCut {
+    base: f32,
+    end: f32,
+    low: f32,
+    high: f32,
+    ids: Box<[u32]>,
+}
+
+struct CutCache {
+    owner: u64,
+    cuts: rustc_hash::FxHashMap<Box<[u8]>, Vec<CachedCut>>,
+    /// One bit per word hash: seen once already.
+    seen: Vec<u64>,
+    /// Viterbi's path, reused.
+    path: Vec<(u32, u32, u32)>,
+}
+
+const SEEN_BITS: usize = 1 << 20;
+
+thread_local! {
+    static CUTS: std::cell::RefCell<CutCache> = std::cell::RefCell::new(CutCache {
+        owner: 0,
+        cuts: rustc_hash::FxHashMap::default(),
+        seen: vec![0; SEEN_BITS / 64],
+        path: Vec::new(),
+    });
 }
 
 /// What SentencePiece decodes the unknown token to by default: " ⁇ ".
@@ -99,6 +136,7 @@ impl Unigram {
             unk_score: min_score - UNKNOWN_PENALTY,
             byte_fallback,
             unknown_surface: DEFAULT_UNKNOWN_SURFACE.to_string(),
+            cache_id: crate::piece_cache::next_owner_id(),
             vocab,
         })
     }
@@ -189,39 +227,60 @@ impl Unigram {
         }
     }
 
-    /// For the piece cache: appends the ids of `piece`'s cut from a base of 0, then the largest
-    /// |base| from which that cut is certainly the same, as f32 bits (negative: never — the
-    /// cut holds unknown characters, or a near-tie that rounding decides). From a base within
-    /// that limit the cached ids are exact, and the new base is `advance`.
-    pub fn encode_for_cache(&self, piece: &str, out: &mut Vec<u32>) {
-        let (ids, limit) = self.cut_for_cache(piece);
-        out.extend_from_slice(&ids);
-        out.push(limit.to_bits());
-    }
-
-    /// `piece`'s cut from a base of 0 and the largest |base| it holds for.
-    fn cut_for_cache(&self, piece: &str) -> (Box<[u32]>, f32) {
-        let mut path = Vec::new();
-        let (_, gap, magnitude) = lattice::viterbi_with_margin(self, piece, &mut path);
-        let mut ids = Vec::with_capacity(path.len());
-        let mut unknown = false;
-        self.emit(piece, path.iter().rev().copied(), |id, _| {
-            unknown |= self.vocab.kind(id) != Some(TokenKind::Normal);
-            ids.push(id);
-        });
-        let steps = (piece.chars().count() + 1) as f64;
-        // Each of two compared sums may be off by steps × 2⁻²⁴ × (|base| + magnitude); twice
-        // that again for safety.
-        let limit = gap / (4.0 * steps * f64::from(f32::EPSILON) / 2.0) - 2.0 * magnitude;
-        let limit = if unknown || ids.is_empty() { -1.0 } else { limit.min(f32::MAX as f64) as f32 };
-        (ids.into_boxed_slice(), limit)
-    }
-
-    /// The running score after the cached cut `ids` from `base`: the f32 sums Viterbi makes
-    /// along that path.
-    #[inline]
-    pub fn advance(&self, base: f32, ids: &[u32]) -> f32 {
-        ids.iter().fold(base, |acc, &id| acc + self.lattice_scores[id as usize] as f32)
+    /// Appends the ids of `piece`'s cut continuing from `base` and returns the new base, through
+    /// this thread's cache of cuts. A cut is cached with the binade of the base it was made from
+    /// and the range of sums it compared (`lattice::viterbi_in_binade`); from another base of
+    /// that binade whose sums stay inside it, the cut and its score (less the base) are exactly
+    /// what Viterbi would compute.
+    pub fn encode_cached(&self, piece: &str, base: f32, out: &mut Vec<u32>) -> f32 {
+        // Small bases (the text's first piece) change binade at every step: not worth caching.
+        if piece.len() > CACHED_PIECE_BYTES || base.is_nan() || base > -1.0 {
+            return self.encode_piece_from(piece, base, out);
+        }
+        CUTS.with_borrow_mut(|cache| {
+            if cache.owner != self.cache_id {
+                cache.owner = self.cache_id;
+                cache.cuts.clear();
+                cache.seen.fill(0);
+            }
+            // A text's running score passes through a dozen binades, and every text starts
+            // again from 0: a word keeps one cut per binade.
+            if let Some(cuts) = cache.cuts.get(piece.as_bytes()) {
+                for cut in cuts {
+                    if lattice::same_binade(cut.base, base)
+                        && lattice::same_binade(base + cut.low, base)
+                        && lattice::same_binade(base + cut.high, base)
+                    {
+                        out.extend_from_slice(&cut.ids);
+                        return base + cut.end;
+                    }
+                }
+            }
+            let path = &mut cache.path;
+            let (end, low, high, on_grid) = lattice::viterbi_in_binade(self, piece, base, path);
+            let start = out.len();
+            self.emit(piece, path.iter().rev().copied(), |id, _| out.push(id));
+            // Words seen once are the most numerous and mostly never come back: a word is kept
+            // from its second sighting on (one bit per hash remembers the first).
+            let hash = rustc_hash::FxBuildHasher.hash_one(piece.as_bytes());
+            let bit = (hash >> (64 - SEEN_BITS.trailing_zeros())) as usize;
+            let seen = cache.seen[bit / 64] & (1 << (bit % 64)) != 0;
+            cache.seen[bit / 64] |= 1 << (bit % 64);
+            if seen && on_grid && lattice::same_binade(low, base) && lattice::same_binade(high, base) {
+                if cache.cuts.len() >= CACHED_CUTS {
+                    cache.cuts.clear();
+                    cache.seen.fill(0);
+                }
+                let cut =
+                    CachedCut { base, end: end - base, low: low - base, high: high - base, ids: out[start..].into() };
+                let cuts = cache.cuts.entry(piece.as_bytes().into()).or_default();
+                match cuts.iter_mut().find(|c| lattice::same_binade(c.base, base)) {
+                    Some(old) => *old = cut,
+                    None => cuts.push(cut),
+                }
+            }
+            end
+        })
     }
 
     /// The text lengths (bytes of `piece`) that the ids of its cut cover, when the piece was
@@ -306,6 +365,39 @@ mod tests {
         assert_eq!(cut(&m, "▁abc"), ["▁ab", "c"]); // -3 against ▁a + bc = -3.5
         assert_eq!(cut(&m, "▁ad"), ["▁a", "<unk>"]);
         assert_eq!(cut(&m, "▁adde"), ["▁a", "<unk>"], "a run of unknown characters is one unknown");
+    }
+
+    #[test]
+    fn cached_cuts_equal_fresh_ones_from_every_base() {
+        // Scores with many near-ties, words that reuse them, bases across several binades.
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let pieces: Vec<(String, f32)> = ["▁", "a", "b", "c", "ab", "bc", "abc", "ca", "▁a", "▁ab", "cab", "bca"]
+            .iter()
+            .map(|p| (p.to_string(), -((next() % 4000) as f32) / 1000.0 - 0.5))
+            .collect();
+        let refs: Vec<(&str, f32)> = pieces.iter().map(|(p, s)| (p.as_str(), *s)).collect();
+        let m = model(&refs, false);
+        let words: Vec<String> = (0..300)
+            .map(|_| {
+                let len = 1 + next() % 9;
+                "▁".to_string() + &(0..len).map(|_| ['a', 'b', 'c', 'd'][(next() % 4) as usize]).collect::<String>()
+            })
+            .collect();
+        let mut base = -1.5f32;
+        for round in 0..4000 {
+            let word = &words[(next() % words.len() as u64) as usize];
+            let (mut cached, mut fresh) = (Vec::new(), Vec::new());
+            let a = m.encode_cached(word, base, &mut cached);
+            let b = m.encode_piece_from(word, base, &mut fresh);
+            assert_eq!((cached, a.to_bits()), (fresh, b.to_bits()), "{word} from {base} (round {round})");
+            base = if a < -70_000.0 { -1.5 } else { a };
+        }
     }
 
     #[test]
