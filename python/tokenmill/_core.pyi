@@ -187,6 +187,19 @@ def train_wordpiece(
     limit_alphabet: int | None,
     progress: Callable[[int, int], object] | None = None,
 ) -> list[bytes]: ...
+def train_unigram(
+    counter: WordCounter,
+    *,
+    pieces: int,
+    character_coverage: float,
+    max_piece_length: int,
+    seed_size: int,
+    shrinking_factor: float,
+    em_iterations: int,
+    whitespace_as_suffix: bool,
+    split_digits: bool,
+    progress: Callable[[int, int], object] | None = None,
+) -> list[tuple[str, float]]: ...
 
 PRESET_NAMES: list[str]
 
