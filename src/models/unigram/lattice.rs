@@ -58,6 +58,19 @@ thread_local! {
 /// score, so a caller that cuts the text into words carries `base` from one word to the next
 /// to choose between near-equal cuts exactly as one lattice over the whole text does.
 pub fn viterbi(model: &impl Pieces, text: &str, base: f32, path: &mut Vec<(u32, u32, u32)>) -> f32 {
+    viterbi_watched(model, text, base, path, |_, _| {})
+}
+
+/// `viterbi`, calling `watch(score, candidate)` for every edge's score and the sum it proposes
+/// (a no-op closure compiles away).
+#[inline]
+fn viterbi_watched(
+    model: &impl Pieces,
+    text: &str,
+    base: f32,
+    path: &mut Vec<(u32, u32, u32)>,
+    mut watch: impl FnMut(f32, f32),
+) -> f32 {
     path.clear();
     if text.is_empty() {
         return base;
@@ -69,7 +82,9 @@ pub fn viterbi(model: &impl Pieces, text: &str, base: f32, path: &mut Vec<(u32, 
         best.resize(text.len() + 1, (0.0, UNSET, 0));
         best[0] = (base, 0, 0);
         for_each_edge(model, text, |e| {
-            let candidate = best[e.start as usize].0 + e.score as f32;
+            let score = e.score as f32;
+            let candidate = best[e.start as usize].0 + score;
+            watch(score, candidate);
             let to = &mut best[e.end as usize];
             if to.1 == UNSET || candidate > to.0 {
                 *to = (candidate, e.start, e.id);
@@ -99,36 +114,17 @@ pub fn viterbi_in_binade(
     base: f32,
     path: &mut Vec<(u32, u32, u32)>,
 ) -> (f32, f32, f32, bool) {
-    path.clear();
-    const UNSET: u32 = u32::MAX;
     // The exponent of half the binade's spacing: a score whose lowest set bit is worth that
     // much lies exactly halfway between two floats of the binade.
     let halfway = lowest_bit_exponent_of_unit(base) - 1;
-    BEST.with_borrow_mut(|best| {
-        best.clear();
-        best.resize(text.len() + 1, (0.0, UNSET, 0));
-        best[0] = (base, 0, 0);
-        let (mut low, mut high) = (base, base);
-        let mut on_grid = true;
-        for_each_edge(model, text, |e| {
-            let score = e.score as f32;
-            let candidate = best[e.start as usize].0 + score;
-            on_grid &= score == 0.0 || lowest_bit_exponent(score) != halfway;
-            low = low.min(candidate);
-            high = high.max(candidate);
-            let to = &mut best[e.end as usize];
-            if to.1 == UNSET || candidate > to.0 {
-                *to = (candidate, e.start, e.id);
-            }
-        });
-        let mut pos = text.len();
-        while pos > 0 {
-            let (_, start, id) = best[pos];
-            path.push((start, pos as u32, id));
-            pos = start as usize;
-        }
-        (best[text.len()].0, low, high, on_grid)
-    })
+    let (mut low, mut high) = (base, base);
+    let mut on_grid = true;
+    let end = viterbi_watched(model, text, base, path, |score, candidate| {
+        on_grid &= score == 0.0 || lowest_bit_exponent(score) != halfway;
+        low = low.min(candidate);
+        high = high.max(candidate);
+    });
+    (end, low, high, on_grid)
 }
 
 /// The power of two that the lowest set bit of `x`'s significand is worth (x normal, not 0).
@@ -158,7 +154,7 @@ fn edges_by_end(model: &impl Pieces, text: &str) -> Vec<Vec<Edge>> {
 }
 
 /// log(exp(a) + exp(b)) without overflow.
-fn log_add(a: f64, b: f64) -> f64 {
+pub(crate) fn log_add(a: f64, b: f64) -> f64 {
     if a == f64::NEG_INFINITY {
         return b;
     }
@@ -249,37 +245,45 @@ pub fn sample(model: &impl Pieces, text: &str, alpha: f32, uniform: &mut impl Fn
     out[first..].reverse();
 }
 
+/// Reused buffers for `expected_counts`: a text's edges in order of start, and the forward and
+/// backward sums.
+#[derive(Default)]
+pub struct Scratch {
+    edges: Vec<Edge>,
+    forward: Vec<f64>,
+    backward: Vec<f64>,
+}
+
 /// Adds to `expected[id]` `weight` × the expected number of times piece `id` occurs in a cut
 /// of `text` drawn by probability (forward–backward), and returns `weight` × log Z(text), the
-/// log-likelihood. The training E-step.
-pub fn expected_counts(model: &impl Pieces, text: &str, weight: f64, expected: &mut [f64]) -> f64 {
+/// log-likelihood. The training E-step. Edges come in order of start, so one pass forward
+/// finishes each position before edges leave it, and one pass backward finishes each position
+/// before edges reach it.
+pub fn expected_counts(model: &impl Pieces, text: &str, weight: f64, s: &mut Scratch, expected: &mut [f64]) -> f64 {
     if text.is_empty() {
         return 0.0;
     }
-    let ends = edges_by_end(model, text);
-    let n = text.len();
-    let mut forward = vec![f64::NEG_INFINITY; n + 1];
-    let mut backward = vec![f64::NEG_INFINITY; n + 1];
-    forward[0] = 0.0;
-    for pos in 1..=n {
-        for e in &ends[pos] {
-            forward[pos] = log_add(forward[pos], forward[e.start as usize] + e.score);
-        }
+    s.edges.clear();
+    for_each_edge(model, text, |e| s.edges.push(e));
+    let len = text.len();
+    s.forward.clear();
+    s.forward.resize(len + 1, f64::NEG_INFINITY);
+    s.backward.clear();
+    s.backward.resize(len + 1, f64::NEG_INFINITY);
+    s.forward[0] = 0.0;
+    for e in &s.edges {
+        let v = s.forward[e.start as usize] + e.score;
+        s.forward[e.end as usize] = log_add(s.forward[e.end as usize], v);
     }
-    backward[n] = 0.0;
-    for pos in (1..=n).rev() {
-        for e in &ends[pos] {
-            let s = e.start as usize;
-            backward[s] = log_add(backward[s], backward[pos] + e.score);
-        }
+    s.backward[len] = 0.0;
+    for e in s.edges.iter().rev() {
+        let v = s.backward[e.end as usize] + e.score;
+        s.backward[e.start as usize] = log_add(s.backward[e.start as usize], v);
     }
-    let z = forward[n];
-    for (pos, edges) in ends.iter().enumerate() {
-        for e in edges {
-            let p = (forward[e.start as usize] + e.score + backward[pos] - z).exp();
-            if let Some(slot) = expected.get_mut(e.id as usize) {
-                *slot += weight * p;
-            }
+    let z = s.forward[len];
+    for e in &s.edges {
+        if let Some(slot) = expected.get_mut(e.id as usize) {
+            *slot += weight * (s.forward[e.start as usize] + e.score + s.backward[e.end as usize] - z).exp();
         }
     }
     weight * z
@@ -336,7 +340,7 @@ mod tests {
     fn expected_counts_sum_to_the_expected_number_of_pieces() {
         let m = model(&[("a", -1.0), ("b", -1.0), ("ab", -1.5)], false);
         let mut expected = vec![0.0; m.vocab().n_vocab()];
-        let log_z = expected_counts(&m, "ab", 2.0, &mut expected);
+        let log_z = expected_counts(&m, "ab", 2.0, &mut Scratch::default(), &mut expected);
         let z = (-1.5f64).exp() + (-2.0f64).exp();
         assert!((log_z - 2.0 * z.ln()).abs() < 1e-9);
         let p_whole = (-1.5f64).exp() / z;

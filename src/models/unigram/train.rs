@@ -12,7 +12,7 @@
 //!    of the vocabulary per round, until it is within 10% of the target. Then EM again.
 //! 5. The result: the alphabet, then the highest-scoring pieces up to the size asked for.
 
-use super::lattice::{self, Edge, Pieces};
+use super::lattice::{self, Pieces};
 use super::seeds::{seed_pieces, PieceRules};
 use crate::count::WordCounts;
 use crate::error::{Error, Result};
@@ -193,30 +193,14 @@ fn share_out<T: Send>(words: &[(&str, u64)], f: impl Fn(&[(&str, u64)]) -> T + S
     crate::threads::install(|| words.par_chunks(chunk).map(&f).collect())
 }
 
-/// Reused lattice buffers: a word's edges in order of start, and the forward and backward sums.
-#[derive(Default)]
-struct Scratch {
-    edges: Vec<Edge>,
-    forward: Vec<f64>,
-    backward: Vec<f64>,
-}
-
-fn log_add(a: f64, b: f64) -> f64 {
-    if a == f64::NEG_INFINITY {
-        return b;
-    }
-    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
-    hi + (lo - hi).exp().ln_1p()
-}
-
 /// The expected count of every piece over all words (E-step).
 fn e_step(model: &Working, words: &[(&str, u64)]) -> Vec<f64> {
     let n = model.pieces.len();
     let parts = share_out(words, |chunk| {
         let mut expected = vec![0.0f64; n];
-        let mut s = Scratch::default();
+        let mut scratch = lattice::Scratch::default();
         for &(word, count) in chunk {
-            add_expected(model, word, count as f64, &mut s, &mut expected);
+            lattice::expected_counts(model, word, count as f64, &mut scratch, &mut expected);
         }
         expected
     });
@@ -227,42 +211,6 @@ fn e_step(model: &Working, words: &[(&str, u64)]) -> Vec<f64> {
         }
     }
     total
-}
-
-/// Forward–backward over `word`'s lattice: adds `weight` × each edge's probability to its piece.
-/// Edges come in order of start, so one pass forward finishes each position before edges leave
-/// it, and one pass backward finishes each position before edges reach it.
-fn add_expected(model: &Working, word: &str, weight: f64, s: &mut Scratch, expected: &mut [f64]) {
-    collect_edges(model, word, &mut s.edges);
-    forward_backward(word.len(), weight, s, expected);
-}
-
-fn collect_edges(model: &Working, word: &str, edges: &mut Vec<Edge>) {
-    edges.clear();
-    lattice::for_each_edge(model, word, |e| edges.push(e));
-}
-
-fn forward_backward(len: usize, weight: f64, s: &mut Scratch, expected: &mut [f64]) {
-    s.forward.clear();
-    s.forward.resize(len + 1, f64::NEG_INFINITY);
-    s.backward.clear();
-    s.backward.resize(len + 1, f64::NEG_INFINITY);
-    s.forward[0] = 0.0;
-    for e in &s.edges {
-        let v = s.forward[e.start as usize] + e.score;
-        s.forward[e.end as usize] = log_add(s.forward[e.end as usize], v);
-    }
-    s.backward[len] = 0.0;
-    for e in s.edges.iter().rev() {
-        let v = s.backward[e.end as usize] + e.score;
-        s.backward[e.start as usize] = log_add(s.backward[e.start as usize], v);
-    }
-    let z = s.forward[len];
-    for e in &s.edges {
-        if let Some(slot) = expected.get_mut(e.id as usize) {
-            *slot += weight * (s.forward[e.start as usize] + e.score + s.backward[e.end as usize] - z).exp();
-        }
-    }
 }
 
 /// The digamma function: shifted up past 7 with ψ(x) = ψ(x + 1) − 1/x, then its asymptotic
