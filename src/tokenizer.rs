@@ -122,6 +122,9 @@ impl SpecialSet {
     }
 }
 
+/// The most n-best work one call may ask for, in cuts × bytes of text.
+const NBEST_BUDGET: usize = 1 << 24;
+
 /// A small, fast, seedable generator (SplitMix64): sampling must repeat exactly for a seed on
 /// every platform, which a generator of our own guarantees.
 pub struct SplitMix64(pub u64);
@@ -373,6 +376,14 @@ impl Tokenizer {
     pub fn nbest(&self, text: &str, n: usize) -> Result<Vec<(Vec<u32>, f32)>> {
         let model = self.unigram("n-best encoding")?;
         let normalized = self.splitter.normalizer.apply(text);
+        // Every position keeps n ways in: memory and time grow with n × length.
+        if n.saturating_mul(normalized.len()) > NBEST_BUDGET {
+            return Err(Error::config(format!(
+                "n-best of {n} cuts over {} bytes of text is too much work (n × bytes is at most {NBEST_BUDGET}); \
+                 ask for fewer cuts or split the text",
+                normalized.len()
+            )));
+        }
         let cuts = crate::models::unigram::lattice::nbest(model, &normalized, n);
         Ok(cuts
             .into_iter()

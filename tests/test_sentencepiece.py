@@ -206,6 +206,8 @@ def test_unigram_only_arguments_are_checked(pair) -> None:
     _, tok = pair
     with pytest.raises(ConfigError):
         tok.nbest("x", 0)
+    with pytest.raises(ConfigError, match="too much work"):
+        tok.nbest("word " * 20_000, 1024)
     with pytest.raises(ConfigError):
         tok.encode_sampled("x", alpha=-1.0)
     with pytest.raises(ConfigError):
