@@ -403,6 +403,8 @@ class Tokenizer:
                 raise _core.ConfigError(f'{name} must be "all" or a collection of strings, not {value!r}')
             elif not all(isinstance(t, str) for t in value):
                 raise _core.ConfigError(f"{name} must hold strings, got {value!r}")
+            elif any(_has_surrogates(t) for t in value):
+                raise _core.ConfigError(f"{name} holds a lone surrogate, which is not text: {value!r}")
         if disallowed != "all" and disallowed:
             others = [t for t in disallowed if t and self._core.special_id(t) is None]
             found = [(text.find(t), -len(t), t) for t in others if t in text]
