@@ -71,8 +71,20 @@ enum FileModel {
         /// hold a null for every id in between.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         far_tokens: Vec<(u32, String)>,
-        /// `null` for rank-based models (tiktoken): ranks are ids, merges are implied.
+        /// `null` for rank-based models (tiktoken): ranks are ids, merges are implied; and for
+        /// SentencePiece models, whose merges the `scores` imply.
         merges: Option<Vec<(u32, u32)>>,
+        #[serde(default, skip_serializing_if = "is_false")]
+        byte_fallback: bool,
+        #[serde(default, skip_serializing_if = "is_false")]
+        fuse_unk: bool,
+        /// SentencePiece BPE: the score of each id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scores: Option<Vec<f32>>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        user_defined: Vec<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        unknown_surface: Option<String>,
     },
     WordPiece {
         tokens: Vec<Option<String>>,
@@ -106,6 +118,10 @@ fn yes() -> bool {
     true
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// The ordinary tokens of `vocab` by id (base64), and those far past the rest separately.
 fn token_lists(vocab: &Vocab) -> (Vec<Option<String>>, Vec<(u32, String)>) {
     let mut tokens = vec![None; vocab.dense_len()];
@@ -126,6 +142,7 @@ pub fn to_json(tok: &Tokenizer) -> String {
     let model = match tok.model() {
         Model::Bpe(bpe) => {
             let options = bpe.options();
+            let sp = bpe.sentencepiece();
             FileModel::Bpe {
                 byte_level: options.byte_level,
                 end_of_word_suffix: options.end_of_word_suffix.clone(),
@@ -133,7 +150,12 @@ pub fn to_json(tok: &Tokenizer) -> String {
                 whole_piece_first: options.whole_piece_first,
                 tokens,
                 far_tokens,
-                merges: if bpe.is_rank_based() { None } else { Some(bpe.merges().to_vec()) },
+                merges: if bpe.is_rank_based() || sp.is_some() { None } else { Some(bpe.merges().to_vec()) },
+                byte_fallback: options.byte_fallback,
+                fuse_unk: options.fuse_unk,
+                scores: sp.map(|sp| sp.scores().to_vec()),
+                user_defined: sp.map(|sp| sp.user_defined().to_vec()).unwrap_or_default(),
+                unknown_surface: sp.map(|sp| sp.unknown_surface().to_string()),
             }
         }
         Model::WordPiece(wp) => FileModel::WordPiece {
@@ -225,12 +247,31 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
     let pretokenizer = PreTokenizer::from_spec(&file.pretokenizer).map_err(|e| bad(e.to_string()))?;
     let pretokenizer = if file.pretokenizer_keeps_gaps { pretokenizer.keeping_gaps() } else { pretokenizer };
     let model = match file.model {
-        FileModel::Bpe { byte_level, end_of_word_suffix, unk_token, whole_piece_first, tokens, far_tokens, merges } => {
+        FileModel::Bpe {
+            byte_level,
+            end_of_word_suffix,
+            unk_token,
+            whole_piece_first,
+            tokens,
+            far_tokens,
+            merges,
+            byte_fallback,
+            fuse_unk,
+            scores,
+            user_defined,
+            unknown_surface,
+        } => {
             let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &file.other_tokens, &bad)?;
-            let options = BpeOptions { byte_level, end_of_word_suffix, unk_token, whole_piece_first };
-            let bpe = match merges {
-                Some(merges) => Bpe::from_merges(vocab, merges, options),
-                None => Bpe::from_ranks(vocab, options),
+            let options =
+                BpeOptions { byte_level, end_of_word_suffix, unk_token, whole_piece_first, byte_fallback, fuse_unk };
+            let bpe = match (scores, merges) {
+                (Some(_), Some(_)) => Err(Error::config("a BPE model has merges or scores, not both")),
+                (Some(scores), None) => {
+                    let surface = unknown_surface.as_deref().unwrap_or(crate::models::unigram::DEFAULT_UNKNOWN_SURFACE);
+                    Bpe::from_scores(vocab, scores, user_defined, options, surface)
+                }
+                (None, Some(merges)) => Bpe::from_merges(vocab, merges, options),
+                (None, None) => Bpe::from_ranks(vocab, options),
             }
             .map_err(|e| bad(e.to_string()))?;
             Model::Bpe(bpe)

@@ -61,7 +61,7 @@ impl Model {
     /// `Tokenizer::encode_piece`).
     pub fn piece_lens(&self, piece: &str, ids: &[u32], unigram_base: f32) -> Option<Vec<usize>> {
         match self {
-            Model::Bpe(m) => ids.iter().map(|&id| m.text_len(id)).collect(),
+            Model::Bpe(m) => m.piece_lens(piece, ids),
             Model::WordPiece(m) => {
                 if ids == [m.unk_id()] {
                     return Some(vec![piece.len()]);
@@ -82,6 +82,10 @@ impl Model {
     /// The decoder that suits this model, given how the text was pre-tokenized.
     fn decoder(&self, normalizer: &Normalizer, pretokenizer: &PreTokenizer) -> Decoder {
         match self {
+            Model::Bpe(m) if m.sentencepiece().is_some() => Decoder::Metaspace {
+                unknown_surface: m.sentencepiece().map(|sp| sp.unknown_surface().to_string()).unwrap_or_default(),
+                strip_leading: strip_leading(normalizer),
+            },
             Model::Bpe(m) => match &m.options().end_of_word_suffix {
                 Some(suffix) => Decoder::Suffix {
                     suffix: suffix.clone(),
@@ -92,13 +96,19 @@ impl Model {
             Model::WordPiece(m) => Decoder::WordPiece { prefix: m.prefix().to_string(), cleanup: m.cleanup() },
             Model::Unigram(m) => Decoder::Metaspace {
                 unknown_surface: m.unknown_surface().to_string(),
-                strip_leading: match normalizer.sentencepiece() {
-                    Some(sp) if sp.remove_extra_whitespaces => StripLeading::All,
-                    Some(sp) if sp.add_dummy_prefix => StripLeading::One,
-                    _ => StripLeading::Never,
-                },
+                strip_leading: strip_leading(normalizer),
             },
         }
+    }
+}
+
+/// Where SentencePiece's decoder drops the leading `▁` of the text: one piece's when the
+/// normalizer added a dummy prefix, every piece's until some text when it removed extra spaces.
+fn strip_leading(normalizer: &Normalizer) -> StripLeading {
+    match normalizer.sentencepiece() {
+        Some(sp) if sp.remove_extra_whitespaces => StripLeading::All,
+        Some(sp) if sp.add_dummy_prefix => StripLeading::One,
+        _ => StripLeading::Never,
     }
 }
 
@@ -231,11 +241,24 @@ impl Tokenizer {
         disallowed: &SpecialSet,
         check: &mut dyn FnMut() -> Result<()>,
     ) -> Result<Vec<u32>> {
-        let none = |set: &SpecialSet| matches!(set, SpecialSet::Only(s) if s.is_empty());
         let mut out = Vec::with_capacity(text.len() / 3);
+        self.for_each_segment(text, allowed, disallowed, &mut out, &mut |t, out| self.encode_text(t, out, check))?;
+        Ok(out)
+    }
+
+    /// Cuts `text` at the special tokens that `allowed`/`disallowed` make tokens: their ids go
+    /// to `out`, the text between them to `encode_text`.
+    fn for_each_segment(
+        &self,
+        text: &str,
+        allowed: &SpecialSet,
+        disallowed: &SpecialSet,
+        out: &mut Vec<u32>,
+        encode_text: &mut dyn FnMut(&str, &mut Vec<u32>) -> Result<()>,
+    ) -> Result<()> {
+        let none = |set: &SpecialSet| matches!(set, SpecialSet::Only(s) if s.is_empty());
         if self.splitter.specials.is_empty() || (none(allowed) && none(disallowed)) {
-            self.encode_text(text, &mut out, check)?;
-            return Ok(out);
+            return encode_text(text, out);
         }
         self.splitter.specials.for_each_segment(
             text,
@@ -248,14 +271,13 @@ impl Tokenizer {
                 }
             },
             |segment| match segment {
-                Segment::Text(t) => self.encode_text(t, &mut out, check),
+                Segment::Text(t) => encode_text(t, out),
                 Segment::Special { id, .. } => {
                     out.push(id);
                     Ok(())
                 }
             },
-        )?;
-        Ok(out)
+        )
     }
 
     fn encode_text(&self, text: &str, out: &mut Vec<u32>, check: &mut dyn FnMut() -> Result<()>) -> Result<()> {
@@ -395,24 +417,46 @@ impl Tokenizer {
             .collect())
     }
 
-    /// `text` cut by sampling (subword regularization): each piece's cut is drawn with
-    /// probability proportional to exp(`alpha` × score). `seed` makes the draw repeatable.
-    /// Never touches the piece cache, which holds best cuts only.
-    pub fn encode_sampled(&self, text: &str, alpha: f32, seed: u64) -> Result<Vec<u32>> {
-        let model = self.unigram("sampling")?;
+    /// `text` cut by sampling (subword regularization), with the special-token rules of
+    /// `encode`. Unigram: each piece's cut is drawn with probability proportional to
+    /// exp(`alpha` × score). BPE: BPE-dropout, each merge skipped with probability `alpha`.
+    /// `seed` makes the draw repeatable. Never touches the piece cache, which holds best cuts.
+    pub fn encode_sampled(
+        &self,
+        text: &str,
+        allowed: &SpecialSet,
+        disallowed: &SpecialSet,
+        alpha: f32,
+        seed: u64,
+    ) -> Result<Vec<u32>> {
         if !(alpha.is_finite() && alpha >= 0.0) {
             return Err(Error::config(format!("alpha must be a finite number >= 0, got {alpha}")));
         }
+        match self.model() {
+            Model::Bpe(_) if alpha > 1.0 => {
+                return Err(Error::config(format!("dropout is a probability between 0 and 1, got {alpha}")))
+            }
+            Model::WordPiece(_) => {
+                return Err(Error::config("sampling needs a Unigram or BPE model; this one is wordpiece"))
+            }
+            _ => {}
+        }
         let mut rng = SplitMix64(seed);
         let mut uniform = || rng.next_f64();
-        let normalized = self.splitter.normalizer.apply(text);
-        let mut out = Vec::with_capacity(text.len() / 3);
         let mut cut = Vec::new();
-        self.splitter.pretokenizer.for_each_piece(&normalized, |piece| {
-            cut.clear();
-            crate::models::unigram::lattice::sample(model, piece, alpha, &mut uniform, &mut cut);
-            model.emit(piece, cut.iter().copied(), |id, _| out.push(id));
-            Ok(())
+        let mut out = Vec::with_capacity(text.len() / 3);
+        self.for_each_segment(text, allowed, disallowed, &mut out, &mut |text, out| {
+            let normalized = self.splitter.normalizer.apply(text);
+            self.splitter.pretokenizer.for_each_piece(&normalized, |piece| match self.model() {
+                Model::Unigram(model) => {
+                    cut.clear();
+                    crate::models::unigram::lattice::sample(model, piece, alpha, &mut uniform, &mut cut);
+                    model.emit(piece, cut.iter().copied(), |id, _| out.push(id));
+                    Ok(())
+                }
+                Model::Bpe(model) => model.encode_piece_dropout(piece, alpha as f64, &mut uniform, out),
+                Model::WordPiece(_) => unreachable!("refused above"),
+            })
         })?;
         Ok(out)
     }

@@ -70,12 +70,31 @@ MODELS = {
 }
 
 
-@pytest.fixture(scope="module", params=sorted(MODELS))
+_PAIRS: dict[tuple[str, str], tuple[object, tokenmill.Tokenizer]] = {}
+
+
+def trained_pair(name: str, model_type: str, stdlib_text: str) -> tuple[object, tokenmill.Tokenizer]:
+    """sentencepiece's processor and tokenmill's tokenizer of one model, trained once per run."""
+    if (name, model_type) not in _PAIRS:
+        lines = cjk_lines() if name == "cjk" else training_lines(stdlib_text)
+        proto = train(lines, model_type=model_type, **MODELS[name])
+        _PAIRS[name, model_type] = (
+            spm.SentencePieceProcessor(model_proto=proto),
+            tokenmill.Tokenizer.from_sentencepiece(proto),
+        )
+    return _PAIRS[name, model_type]
+
+
+@pytest.fixture(scope="module", params=[(n, t) for t in ("unigram", "bpe") for n in sorted(MODELS)], ids="-".join)
 def pair(request: pytest.FixtureRequest, stdlib_text: str) -> tuple[object, tokenmill.Tokenizer]:
-    name = request.param
-    lines = cjk_lines() if name == "cjk" else training_lines(stdlib_text)
-    proto = train(lines, **MODELS[name])
-    return spm.SentencePieceProcessor(model_proto=proto), tokenmill.Tokenizer.from_sentencepiece(proto)
+    """Every model, Unigram and BPE."""
+    return trained_pair(*request.param, stdlib_text)
+
+
+@pytest.fixture(scope="module", params=sorted(MODELS))
+def unigram_pair(request: pytest.FixtureRequest, stdlib_text: str) -> tuple[object, tokenmill.Tokenizer]:
+    """Every Unigram model (n-best and lattice sampling are Unigram's)."""
+    return trained_pair(request.param, "unigram", stdlib_text)
 
 
 PROBES = [
@@ -133,8 +152,8 @@ def test_piece_kinds_and_scores(pair) -> None:
         assert tok.score(i) == pytest.approx(sp.get_score(i), abs=0)
 
 
-def test_nbest_equals_sentencepiece(pair) -> None:
-    sp, tok = pair
+def test_nbest_equals_sentencepiece(unigram_pair) -> None:
+    sp, tok = unigram_pair
     for text in ["Hello world", "東京都に住んでいます", "unknown 🦜 parrot", "naïve café"]:
         want = sp.nbest_encode_as_ids(text, 5)
         got = [ids for ids, _ in tok.nbest(text, 5)]
@@ -145,8 +164,8 @@ def test_nbest_equals_sentencepiece(pair) -> None:
         assert scores == sorted(scores, reverse=True)
 
 
-def test_sampling_is_reproducible_valid_and_varied(pair) -> None:
-    sp, tok = pair
+def test_sampling_is_reproducible_valid_and_varied(unigram_pair) -> None:
+    sp, tok = unigram_pair
     # A text the model has many cuts for (the CJK model knows no English).
     text = next(t for t in ("The committee's report wasn't ready.", JAPANESE[1]) if len(tok.nbest(t, 12)) == 12)
     draws = [tuple(tok.encode_sampled(text, alpha=0.1, seed=s)) for s in range(60)]
@@ -202,8 +221,8 @@ def test_bad_model_files(tmp_path: Path) -> None:
         tokenmill.Tokenizer.from_sentencepiece(tmp_path / "missing.model")
 
 
-def test_unigram_only_arguments_are_checked(pair) -> None:
-    _, tok = pair
+def test_unigram_only_arguments_are_checked(unigram_pair) -> None:
+    _, tok = unigram_pair
     with pytest.raises(ConfigError):
         tok.nbest("x", 0)
     with pytest.raises(ConfigError, match="too much work"):

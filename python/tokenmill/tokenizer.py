@@ -364,6 +364,10 @@ class Tokenizer:
         *,
         allowed_special: SpecialArg = _DEFAULT,  # type: ignore[assignment]
         disallowed_special: SpecialArg = _DEFAULT,  # type: ignore[assignment]
+        sample: bool = False,
+        alpha: float | None = None,
+        dropout: float | None = None,
+        seed: int | None = None,
     ) -> list[int]:
         """Encodes `text` with tiktoken's special-token rules.
 
@@ -371,9 +375,28 @@ class Tokenizer:
         token in `disallowed_special` that appears in the text raises `DisallowedSpecialError`;
         with ``disallowed_special=()`` special-token text is encoded as ordinary text.
 
+        Subword regularization: ``sample=True`` draws a cut instead of taking the best — Unigram
+        models by `alpha` (see `encode_sampled`), BPE models by BPE-dropout with probability
+        `alpha` (as SentencePiece does); ``dropout=p`` is BPE-dropout by name. `seed` repeats a
+        draw. The piece cache is not used for (or filled by) sampled cuts.
+
         >>> tok.encode("hi<|endoftext|>", allowed_special="all")   # doctest: +SKIP
         [5067, 0]
+        >>> tok.encode("lowest", dropout=0.1, seed=7)   # doctest: +SKIP
+        [75, 322, 83]
         """
+        if sample or dropout is not None or alpha is not None or seed is not None:
+            if dropout is not None:
+                if self.model_type != "bpe":
+                    raise _core.ConfigError(f"dropout is for BPE models; this one is {self.model_type} (use sample=True)")
+                if sample or alpha is not None:
+                    raise _core.ConfigError("give dropout=p or sample=True with alpha, not both")
+                alpha = dropout
+            elif not sample:
+                raise _core.ConfigError("alpha and seed choose how a cut is sampled: pass sample=True as well")
+            alpha, seed = self._sampling_args(0.1 if alpha is None else alpha, seed)
+            allowed_special, disallowed_special = self._special_args(text, allowed_special, disallowed_special)
+            return self._core.encode_sampled(_without_surrogates(text), alpha, seed, allowed_special, disallowed_special)
         allowed_special, disallowed_special = self._special_args(text, allowed_special, disallowed_special)
         try:
             return self._core.encode(text, allowed_special, disallowed_special)
@@ -416,21 +439,28 @@ class Tokenizer:
         return allowed, disallowed
 
     def encode_sampled(self, text: str, *, alpha: float = 0.1, seed: int | None = None) -> list[int]:
-        """`text` cut by sampling (Unigram subword regularization): each pre-tokenized piece's cut
-        is drawn with probability proportional to P(cut)^`alpha` — near 0 all cuts alike, large
-        `alpha` almost always the best cut. The same `seed` gives the same ids; none draws a seed.
-        Special-token text is ordinary text.
+        """`text` cut by sampling (subword regularization); special-token text is ordinary text.
+        Unigram: each pre-tokenized piece's cut is drawn with probability proportional to
+        P(cut)^`alpha` — near 0 all cuts alike, large `alpha` almost always the best cut.
+        BPE: BPE-dropout, each merge skipped with probability `alpha` (0 gives `encode`'s ids).
+        The same `seed` gives the same ids; none draws a seed.
 
         >>> tok.encode_sampled("New York", alpha=0.1, seed=1)   # doctest: +SKIP
         [12, 931, 87]
         """
+        alpha, seed = self._sampling_args(alpha, seed)
+        return self._core.encode_sampled(_without_surrogates(text), alpha, seed)
+
+    def _sampling_args(self, alpha: object, seed: object) -> tuple[float, int]:
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not math.isfinite(alpha) or alpha < 0:
             raise _core.ConfigError(f"alpha must be a finite number >= 0, got {alpha!r}")
+        if self.model_type == "bpe" and alpha > 1:
+            raise _core.ConfigError(f"dropout is a probability between 0 and 1, got {alpha!r}")
         if seed is None:
             seed = random.getrandbits(64)
         elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
             raise _core.ConfigError(f"seed must be an int between 0 and 2**64 - 1, got {seed!r}")
-        return self._core.encode_sampled(_without_surrogates(text), float(alpha), seed)
+        return float(alpha), seed
 
     def nbest(self, text: str, n: int) -> list[tuple[list[int], float]]:
         """The `n` best cuts of `text` (Unigram) as (ids, score), best first; the score is the
@@ -451,11 +481,13 @@ class Tokenizer:
         return kind
 
     def score(self, token_id: int) -> float:
-        """A Unigram piece's score (its log-probability); `ConfigError` for other models."""
-        if self.model_type != "unigram":
-            raise _core.ConfigError(f"scores belong to Unigram models; this one is {self.model_type}")
+        """A piece's score: a Unigram piece's log-probability, a SentencePiece BPE piece's merge
+        priority (higher merges first); `ConfigError` for models without scores."""
         self.token_kind(token_id)
-        return self._core.score(token_id)
+        score = self._core.score(token_id)
+        if score is None:
+            raise _core.ConfigError(f"this {self.model_type} model has no piece scores (Unigram and SentencePiece BPE do)")
+        return score
 
     def normalize(self, text: str) -> str:
         """`text` after the normalizer: what the pre-tokenizer sees (SentencePiece models: with

@@ -321,7 +321,7 @@ impl CoreTokenizer {
         let pretokenizer = PreTokenizer::from_spec(pattern).map_err(to_py)?;
         let pretokenizer = if keep_gaps { pretokenizer.keeping_gaps() } else { pretokenizer };
         let normalizer = Normalizer::from_spec(normalizer).map_err(to_py)?;
-        let options = BpeOptions { byte_level, end_of_word_suffix, unk_token, whole_piece_first };
+        let options = BpeOptions { byte_level, end_of_word_suffix, unk_token, whole_piece_first, ..Default::default() };
         py.detach(|| {
             let mut vocab = Vocab::default();
             for (id, bytes) in &tokens {
@@ -428,11 +428,14 @@ impl CoreTokenizer {
         self.inner.vocab().kind(id).map(|k| k.name())
     }
 
-    /// A Unigram piece's score (its log-probability).
+    /// A piece's score: a Unigram piece's log-probability, a SentencePiece BPE piece's merge
+    /// priority.
     fn score(&self, id: u32) -> Option<f32> {
+        self.inner.vocab().kind(id)?;
         match self.inner.model() {
-            Model::Unigram(u) => self.inner.vocab().kind(id).map(|_| u.score(id)),
-            _ => None,
+            Model::Unigram(u) => Some(u.score(id)),
+            Model::Bpe(b) => b.sentencepiece().map(|sp| sp.scores().get(id as usize).copied().unwrap_or(0.0)),
+            Model::WordPiece(_) => None,
         }
     }
 
@@ -442,10 +445,21 @@ impl CoreTokenizer {
         py.detach(|| self.inner.nbest(text, n)).map_err(to_py)
     }
 
-    /// `text` cut by sampling with `alpha` and `seed` (Unigram subword regularization).
-    fn encode_sampled(&self, py: Python<'_>, text: PyBackedStr, alpha: f32, seed: u64) -> PyResult<Vec<u32>> {
+    /// `text` cut by sampling with `alpha` and `seed` (Unigram subword regularization, BPE-dropout).
+    #[pyo3(signature = (text, alpha, seed, allowed_special=None, disallowed_special=None))]
+    fn encode_sampled(
+        &self,
+        py: Python<'_>,
+        text: PyBackedStr,
+        alpha: f32,
+        seed: u64,
+        allowed_special: Option<&Bound<'_, PyAny>>,
+        disallowed_special: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<u32>> {
         let text: &str = &text;
-        py.detach(|| self.inner.encode_sampled(text, alpha, seed)).map_err(to_py)
+        let allowed = allowed_special.map(special_set).transpose()?.unwrap_or_else(SpecialSet::none);
+        let disallowed = disallowed_special.map(special_set).transpose()?.unwrap_or_else(SpecialSet::none);
+        py.detach(|| self.inner.encode_sampled(text, &allowed, &disallowed, alpha, seed)).map_err(to_py)
     }
 
     /// `text` after normalization (what the pre-tokenizer sees).

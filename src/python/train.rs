@@ -274,7 +274,7 @@ pub fn train_bpe(
     let config = BpeTrainConfig {
         vocab_size,
         num_merges,
-        options: BpeOptions { byte_level, end_of_word_suffix, unk_token, whole_piece_first: false },
+        options: BpeOptions { byte_level, end_of_word_suffix, unk_token, ..Default::default() },
         special_tokens,
         min_frequency,
         max_token_length,

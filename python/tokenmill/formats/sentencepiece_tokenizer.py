@@ -44,8 +44,12 @@ def _b64(text: str) -> str:
 
 def _pretokenizer(model: spm.SentencePieceModel, suffix: bool) -> str:
     """`metaspace` (or `metaspace_suffix`) when cutting at each `▁` cannot change the result:
-    spaces are escaped, `▁` alone is a piece, and no piece holds a `▁` except at its start (end)."""
+    spaces are escaped, `▁` alone is a piece, and no piece holds a `▁` except at its start (end).
+    A BPE model with unused pieces is one piece of text: SentencePiece splits an unused piece
+    back by the pair that last formed it anywhere in the text."""
     if not model.normalizer_spec.escape_whitespaces:
+        return "none"
+    if model.trainer_spec.model_type == ModelType.BPE and any(p.type == PieceType.UNUSED for p in model.pieces):
         return "none"
     pieces = [p.piece for p in model.pieces if p.type in (PieceType.NORMAL, PieceType.USER_DEFINED)]
     if METASPACE not in pieces:
@@ -58,10 +62,14 @@ def _pretokenizer(model: spm.SentencePieceModel, suffix: bool) -> str:
 
 
 def description(model: spm.SentencePieceModel, where: str) -> dict[str, Any]:
-    """The tokenmill file description of a SentencePiece Unigram model."""
-    if model.trainer_spec.model_type != ModelType.UNIGRAM:
-        name = ModelType(model.trainer_spec.model_type).name
-        raise _core.FormatError(f"{where}: SentencePiece {name} models are not supported yet (Unigram models are)")
+    """The tokenmill file description of a SentencePiece Unigram or BPE model."""
+    model_type = model.trainer_spec.model_type
+    if model_type not in (ModelType.UNIGRAM, ModelType.BPE):
+        name = ModelType(model_type).name if model_type in iter(ModelType) else str(model_type)
+        raise _core.FormatError(
+            f"{where}: SentencePiece {name} models are not supported (Unigram and BPE models are; "
+            "WORD and CHAR models are rarely used)"
+        )
     tokens: list[str | None] = [None] * len(model.pieces)
     others: list[list[Any]] = []
     user_defined: list[int] = []
@@ -107,14 +115,48 @@ def description(model: spm.SentencePieceModel, where: str) -> dict[str, Any]:
         "pretokenizer": _pretokenizer(model, suffix),
         "special_tokens": [],
         "other_tokens": others,
-        "model": {
-            "type": "unigram",
-            "tokens": tokens,
-            "scores": scores,
-            "user_defined": user_defined,
-            "byte_fallback": model.trainer_spec.byte_fallback,
-            "unknown_surface": model.trainer_spec.unk_surface,
-        },
+        "model": _unigram_model(model, tokens, scores, user_defined)
+        if model_type == ModelType.UNIGRAM
+        else _bpe_model(model, tokens, scores, user_defined, others),
+    }
+
+
+def _unigram_model(
+    model: spm.SentencePieceModel, tokens: list[str | None], scores: list[float], user_defined: list[int]
+) -> dict[str, Any]:
+    return {
+        "type": "unigram",
+        "tokens": tokens,
+        "scores": scores,
+        "user_defined": user_defined,
+        "byte_fallback": model.trainer_spec.byte_fallback,
+        "unknown_surface": model.trainer_spec.unk_surface,
+    }
+
+
+def _bpe_model(
+    model: spm.SentencePieceModel,
+    tokens: list[str | None],
+    scores: list[float],
+    user_defined: list[int],
+    others: list[list[Any]],
+) -> dict[str, Any]:
+    """SentencePiece BPE: character-level, merges implied by the scores; a run of unknown
+    characters is one unknown token (SentencePiece joins them when it reports pieces)."""
+    unknown = next(text for text, _, kind in others if kind == "unknown")
+    return {
+        "type": "bpe",
+        "byte_level": False,
+        "end_of_word_suffix": None,
+        "unk_token": unknown,
+        "whole_piece_first": False,
+        "tokens": tokens,
+        "merges": None,
+        "byte_fallback": model.trainer_spec.byte_fallback,
+        "fuse_unk": True,
+        "scores": scores,
+        "user_defined": user_defined,
+        "unknown_surface": model.trainer_spec.unk_surface,
     }
 
 
@@ -189,11 +231,15 @@ def _pieces(doc: dict[str, Any]) -> list[Piece]:
 
 
 def _check_expressible(doc: dict[str, Any]) -> None:
-    if doc["model"]["type"] != "unigram":
+    model = doc["model"]
+    if model["type"] == "bpe" and model.get("scores") is None:
         raise _core.ConfigError(
-            f"save_sentencepiece writes Unigram models; this tokenizer is {doc['model']['type']} "
-            "(SentencePiece BPE files are not written yet)"
+            "save_sentencepiece writes Unigram models and SentencePiece-style BPE models (read from a "
+            "`.model` file); this BPE model has a merge list, which SentencePiece cannot express "
+            "(it merges any two pieces that make a piece, by score)"
         )
+    if model["type"] not in ("unigram", "bpe"):
+        raise _core.ConfigError(f"save_sentencepiece writes Unigram and BPE models; this tokenizer is {model['type']}")
     if doc.get("normalizer", "none") != "none":
         raise _core.ConfigError(
             f"normalizer {doc['normalizer']!r} has no place in a SentencePiece model (only its own "
@@ -206,7 +252,8 @@ def _check_expressible(doc: dict[str, Any]) -> None:
 
 
 def model_of(doc: dict[str, Any]) -> spm.SentencePieceModel:
-    """The SentencePiece model of a tokenmill Unigram description (`json.loads(core.to_json())`).
+    """The SentencePiece model of a tokenmill Unigram or SentencePiece BPE description
+    (`json.loads(core.to_json())`).
     Training options the description does not hold keep SentencePiece's defaults; the
     normalizer is named "identity" without rules and "tokenmill" with them.
 
@@ -219,7 +266,7 @@ def model_of(doc: dict[str, Any]) -> spm.SentencePieceModel:
     if len(unknown) != 1:
         raise _core.ConfigError(f"a SentencePiece model needs exactly one unknown piece, not {len(unknown)}")
     trainer = spm.TrainerSpec(
-        model_type=ModelType.UNIGRAM,
+        model_type=ModelType.UNIGRAM if doc["model"]["type"] == "unigram" else ModelType.BPE,
         vocab_size=len(pieces),
         byte_fallback=doc["model"]["byte_fallback"],
         unk_id=unknown[0],

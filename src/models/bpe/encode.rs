@@ -8,6 +8,7 @@
 use super::Bpe;
 use crate::error::{Error, Result};
 use std::cmp::Reverse;
+use rustc_hash::FxHashMap;
 use std::collections::BinaryHeap;
 
 /// Below this many symbols the quadratic scan is faster than the heap.
@@ -47,21 +48,91 @@ impl Bpe {
         self.merge_tail(out, start);
     }
 
+    /// Appends the ids of `piece` with BPE-dropout: each merge, when its turn comes, is skipped
+    /// with probability `p` (`uniform()` draws from [0, 1)), as SentencePiece's dropout does.
+    /// Works on its own symbols: the piece cache, which holds best cuts only, is never touched.
+    pub fn encode_piece_dropout(
+        &self,
+        piece: &str,
+        p: f64,
+        uniform: &mut impl FnMut() -> f64,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        // A piece that is itself a token stays whole, as Hugging Face's `ignore_merges` does
+        // under dropout too.
+        if self.options.whole_piece_first {
+            if let Some(id) = self.vocab.id(piece.as_bytes()) {
+                out.push(id);
+                return Ok(());
+            }
+        }
+        let mut symbols = Vec::with_capacity(piece.len());
+        if self.options.byte_level {
+            symbols.extend(piece.bytes().map(|b| self.byte_ids[b as usize]));
+        } else {
+            self.push_chars(piece, &mut symbols)?;
+        }
+        let skip = || p > 0.0 && (p >= 1.0 || uniform() < p);
+        if self.rank_based {
+            out.extend(merge_by_heap(&symbols, |l, r| self.ranked_pair(l, r), skip, None));
+        } else if self.sentencepiece.as_ref().is_some_and(|sp| sp.has_unused()) {
+            let mut formed_from = FxHashMap::default();
+            let merged = merge_by_heap(&symbols, |l, r| self.rank(l, r), skip, Some(&mut formed_from));
+            self.resegment(&merged, &formed_from, out);
+        } else {
+            out.extend(merge_by_heap(&symbols, |l, r| self.rank(l, r), skip, None));
+        }
+        Ok(())
+    }
+
+    /// A rank-based model's pair: the token spelled by the two tokens' bytes, whose id is its rank.
+    fn ranked_pair(&self, left: u32, right: u32) -> Option<(u32, u32)> {
+        let mut joined = smallvec::SmallVec::<[u8; 64]>::new();
+        joined.extend_from_slice(self.vocab.token_bytes(left).ok()?);
+        joined.extend_from_slice(self.vocab.token_bytes(right).ok()?);
+        self.vocab.id(&joined).map(|id| (id, id))
+    }
+
     /// Applies this model's merges to a sequence of symbol ids in place.
     pub fn merge_symbols(&self, symbols: &mut Vec<u32>) {
         self.merge_tail(symbols, 0);
     }
 
     fn push_chars(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
-        let mut buf = [0u8; 4];
-        for c in piece.chars() {
-            match self.vocab.id(c.encode_utf8(&mut buf).as_bytes()) {
-                Some(id) => out.push(id),
-                None => match self.unk_id {
-                    Some(unk) => out.push(unk),
-                    None => return Err(Error::OutOfVocabulary { ch: c, code: c as u32 }),
-                },
+        let bytes = piece.as_bytes();
+        let frozen = self.sentencepiece.as_ref().map(|sp| &sp.frozen).filter(|t| !t.is_empty());
+        let mut last_unknown = false;
+        let mut i = 0;
+        while i < bytes.len() {
+            if let Some((len, id)) = frozen.and_then(|t| t.longest_prefix(&bytes[i..])) {
+                out.push(id);
+                i += len;
+                last_unknown = false;
+                continue;
             }
+            let c = piece[i..].chars().next().expect("i is on a character boundary");
+            let symbol = &bytes[i..i + c.len_utf8()];
+            i += symbol.len();
+            if let Some(id) = self.symbol_id(symbol) {
+                out.push(id);
+                last_unknown = false;
+                continue;
+            }
+            // A character outside the vocabulary: its bytes as byte tokens (byte fallback),
+            // else the unknown token — one for a run of them with `fuse_unk`.
+            if self.options.byte_fallback {
+                if let Some(ids) = symbol.iter().map(|&b| self.vocab.byte_id(b)).collect::<Option<Vec<u32>>>() {
+                    out.extend(ids);
+                    last_unknown = false;
+                    continue;
+                }
+            }
+            match self.unk_id {
+                Some(_) if last_unknown && self.options.fuse_unk => {}
+                Some(unk) => out.push(unk),
+                None => return Err(Error::OutOfVocabulary { ch: c, code: c as u32 }),
+            }
+            last_unknown = true;
         }
         if let Some(suffix) = self.suffix_id {
             out.push(suffix);
@@ -80,10 +151,17 @@ impl Bpe {
         if n < 2 {
             return;
         }
-        if n <= SCAN_LIMIT {
+        if self.sentencepiece.as_ref().is_some_and(|sp| sp.has_unused()) {
+            // Unused pieces are split back by the pair they were last formed from, which only
+            // the heap's order of discovery tells (SentencePiece's own order).
+            let mut formed_from = FxHashMap::default();
+            let merged = merge_by_heap(&out[start..], |l, r| self.rank(l, r), || false, Some(&mut formed_from));
+            out.truncate(start);
+            self.resegment(&merged, &formed_from, out);
+        } else if n <= SCAN_LIMIT {
             self.merge_by_scan(out, start);
         } else {
-            let merged = self.merge_by_heap(&out[start..]);
+            let merged = merge_by_heap(&out[start..], |l, r| self.rank(l, r), || false, None);
             out.truncate(start);
             out.extend(merged);
         }
@@ -123,48 +201,65 @@ impl Bpe {
         out.extend_from_slice(&symbols[..n]);
     }
 
-    fn merge_by_heap(&self, symbols: &[u32]) -> Vec<u32> {
-        const NONE: usize = usize::MAX;
-        let n = symbols.len();
-        let mut ids = symbols.to_vec();
-        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
-        let mut next: Vec<usize> = (1..=n).map(|i| if i == n { NONE } else { i }).collect();
-        let mut alive = vec![true; n];
-        // (rank, left position, left id, right id): the ids let a stale entry be recognised.
-        let mut heap = BinaryHeap::with_capacity(n);
-        for i in 0..n - 1 {
-            if let Some((rank, _)) = self.rank(ids[i], ids[i + 1]) {
-                heap.push(Reverse((rank, i, ids[i], ids[i + 1])));
-            }
-        }
-        while let Some(Reverse((rank, i, left, right))) = heap.pop() {
-            let j = next[i];
-            if !alive[i] || j == NONE || ids[i] != left || ids[j] != right {
-                continue;
-            }
-            let Some((r, merged)) = self.rank(left, right) else {
-                continue;
-            };
-            debug_assert_eq!(r, rank);
-            ids[i] = merged;
-            alive[j] = false;
-            next[i] = next[j];
-            if next[j] != NONE {
-                prev[next[j]] = i;
-            }
-            let p = prev[i];
-            if p != NONE {
-                if let Some((rank, _)) = self.rank(ids[p], merged) {
-                    heap.push(Reverse((rank, p, ids[p], merged)));
-                }
-            }
-            let q = next[i];
-            if q != NONE {
-                if let Some((rank, _)) = self.rank(merged, ids[q]) {
-                    heap.push(Reverse((rank, i, merged, ids[q])));
-                }
-            }
-        }
-        (0..n).filter(|&i| alive[i]).map(|i| ids[i]).collect()
+}
+
+/// Merges `symbols` by the pair ranks `rank(left, right) -> (rank, merged)`, lowest rank first,
+/// leftmost among equals. `skip()` is asked before each merge (BPE-dropout: a skipped pair is
+/// dropped until a merge beside it makes it again). `formed_from`, when given, records for each
+/// unused merged id the pair that last formed it, as pairs are found.
+pub(super) fn merge_by_heap(
+    symbols: &[u32],
+    rank: impl Fn(u32, u32) -> Option<(u32, u32)>,
+    mut skip: impl FnMut() -> bool,
+    mut formed_from: Option<&mut FxHashMap<u32, (u32, u32)>>,
+) -> Vec<u32> {
+    const NONE: usize = usize::MAX;
+    let n = symbols.len();
+    if n < 2 {
+        return symbols.to_vec();
     }
+    let mut ids = symbols.to_vec();
+    let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+    let mut next: Vec<usize> = (1..=n).map(|i| if i == n { NONE } else { i }).collect();
+    let mut alive = vec![true; n];
+    // (rank, left position, left id, right id): the ids let a stale entry be recognised.
+    let mut heap = BinaryHeap::with_capacity(n);
+    let mut found = |heap: &mut BinaryHeap<_>, i: usize, left: u32, right: u32| {
+        if let Some((r, merged)) = rank(left, right) {
+            heap.push(Reverse((r, i, left, right)));
+            if let Some(map) = formed_from.as_deref_mut() {
+                map.insert(merged, (left, right));
+            }
+        }
+    };
+    for i in 0..n - 1 {
+        found(&mut heap, i, ids[i], ids[i + 1]);
+    }
+    while let Some(Reverse((_, i, left, right))) = heap.pop() {
+        let j = next[i];
+        if !alive[i] || j == NONE || ids[i] != left || ids[j] != right {
+            continue;
+        }
+        if skip() {
+            continue;
+        }
+        let Some((_, merged)) = rank(left, right) else {
+            continue;
+        };
+        ids[i] = merged;
+        alive[j] = false;
+        next[i] = next[j];
+        if next[j] != NONE {
+            prev[next[j]] = i;
+        }
+        let p = prev[i];
+        if p != NONE {
+            found(&mut heap, p, ids[p], merged);
+        }
+        let q = next[i];
+        if q != NONE {
+            found(&mut heap, i, merged, ids[q]);
+        }
+    }
+    (0..n).filter(|&i| alive[i]).map(|i| ids[i]).collect()
 }

@@ -11,7 +11,10 @@ pub mod encode;
 mod long_word;
 mod merge_state;
 mod ranked;
+mod sentencepiece;
 pub mod train;
+
+pub use sentencepiece::SentencePieceParts;
 
 use crate::error::{Error, Result};
 use crate::vocab::Vocab;
@@ -28,6 +31,11 @@ pub struct BpeOptions {
     pub unk_token: Option<String>,
     /// Emit a piece that is itself a token without running merges (tiktoken's rule).
     pub whole_piece_first: bool,
+    /// Character-level: a character outside the vocabulary becomes its UTF-8 bytes as byte
+    /// tokens (`<0x41>`) rather than the unknown token.
+    pub byte_fallback: bool,
+    /// Character-level: a run of characters outside the vocabulary is one unknown token.
+    pub fuse_unk: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -47,6 +55,8 @@ pub struct Bpe {
     unk_id: Option<u32>,
     /// Built by `from_ranks`: `merges` is empty and ranks are token ids.
     rank_based: bool,
+    /// Built by `from_scores` (SentencePiece): merges are implied by the pieces' scores.
+    sentencepiece: Option<Box<SentencePieceParts>>,
 }
 
 impl Bpe {
@@ -135,7 +145,18 @@ impl Bpe {
             ),
             None => None,
         };
-        Ok(Bpe { vocab, merges, pair_rank, byte_ids, pair_ids, options, suffix_id, unk_id, rank_based: false })
+        Ok(Bpe {
+            vocab,
+            merges,
+            pair_rank,
+            byte_ids,
+            pair_ids,
+            options,
+            suffix_id,
+            unk_id,
+            rank_based: false,
+            sentencepiece: None,
+        })
     }
 
     pub fn vocab(&self) -> &Vocab {
@@ -150,11 +171,47 @@ impl Bpe {
         &self.options
     }
 
+    /// The SentencePiece parts (scores, user-defined pieces) of a model built by `from_scores`.
+    pub fn sentencepiece(&self) -> Option<&SentencePieceParts> {
+        self.sentencepiece.as_deref()
+    }
+
+    /// How many bytes of `piece` each of its `ids` covers. An unknown token covers the
+    /// characters outside the vocabulary at its place (one, or a run with `fuse_unk`).
+    pub fn piece_lens(&self, piece: &str, ids: &[u32]) -> Option<Vec<usize>> {
+        let mut lens = Vec::with_capacity(ids.len());
+        let mut pos = 0;
+        let mut buf = [0u8; 4];
+        for &id in ids {
+            let len = if Some(id) == self.unk_id {
+                let mut n = 0;
+                for c in piece.get(pos..)?.chars() {
+                    if self.symbol_id(c.encode_utf8(&mut buf).as_bytes()).is_some() {
+                        break;
+                    }
+                    n += c.len_utf8();
+                    if !self.options.fuse_unk {
+                        break;
+                    }
+                }
+                n
+            } else {
+                self.text_len(id)?
+            };
+            pos += len;
+            lens.push(len);
+        }
+        (pos == piece.len()).then_some(lens)
+    }
+
     /// How many bytes of text token `id` covers (see `Model::text_len`).
     #[inline]
     pub fn text_len(&self, id: u32) -> Option<usize> {
         if Some(id) == self.unk_id {
             return None;
+        }
+        if let Some(crate::vocab::TokenKind::Byte(_)) = self.vocab.kind(id) {
+            return Some(1);
         }
         let bytes = self.vocab.token_bytes(id).ok()?;
         match &self.options.end_of_word_suffix {
