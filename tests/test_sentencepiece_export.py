@@ -37,12 +37,13 @@ def cached(kind: str, name: str, make: Callable[[], Any]) -> Any:
     return _CACHE[kind, name]
 
 
-def model_proto(name: str, stdlib_text: str) -> bytes:
+def model_proto(name: str, stdlib_text: str, model_type: str = "unigram") -> bytes:
     def make() -> bytes:
         options = {"t5": T5_LAYOUT, "t5_identity": {**T5_LAYOUT, **MODELS["identity"]}}.get(name) or MODELS[name]
-        return train(cjk_lines() if name == "cjk" else training_lines(stdlib_text), **options)
+        lines = cjk_lines() if name == "cjk" else training_lines(stdlib_text)
+        return train(lines, model_type=model_type, **options)
 
-    return cached("proto", name, make)
+    return cached(f"proto-{model_type}", name, make)
 
 
 # T5's ids: <pad> 0, </s> 1, <unk> 2, no <s> (what transformers' T5 tokenizer assumes).
@@ -68,13 +69,14 @@ class Quiet(tuple):  # type: ignore[type-arg]
 # --- save_sentencepiece ----------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module", params=sorted(MODELS))
+@pytest.fixture(scope="module", params=[(n, t) for t in ("unigram", "bpe") for n in sorted(MODELS)], ids="-".join)
 def saved(request: pytest.FixtureRequest, stdlib_text: str, tmp_path_factory: pytest.TempPathFactory):
-    """(original proto, tokenizer, its saved file, the file rebuilt from the description alone)."""
-    name = request.param
-    proto = model_proto(name, stdlib_text)
+    """(original proto, tokenizer, its saved file, the file rebuilt from the description alone),
+    for Unigram and BPE models."""
+    name, model_type = request.param
+    proto = model_proto(name, stdlib_text, model_type)
     tok = tokenmill.Tokenizer.from_sentencepiece(proto)
-    folder = tmp_path_factory.mktemp(name)
+    folder = tmp_path_factory.mktemp(f"{name}-{model_type}")
     tok.save_sentencepiece(folder / "saved.model")
     tok.save(folder / "tok.json")  # tokenmill's file keeps no SentencePiece source: rebuilt from scratch
     tokenmill.Tokenizer.load(folder / "tok.json").save_sentencepiece(folder / "rebuilt.model")

@@ -268,7 +268,7 @@ def model_of(doc: dict[str, Any]) -> spm.SentencePieceModel:
     trainer = spm.TrainerSpec(
         model_type=ModelType.UNIGRAM if doc["model"]["type"] == "unigram" else ModelType.BPE,
         vocab_size=len(pieces),
-        byte_fallback=doc["model"]["byte_fallback"],
+        byte_fallback=doc["model"].get("byte_fallback", False),
         unk_id=unknown[0],
         unk_piece=pieces[unknown[0]].piece,
         unk_surface=doc["model"].get("unknown_surface", spm.TrainerSpec.unk_surface),
