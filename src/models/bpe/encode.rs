@@ -58,9 +58,10 @@ impl Bpe {
         uniform: &mut impl FnMut() -> f64,
         out: &mut Vec<u32>,
     ) -> Result<()> {
-        // A piece that is itself a token stays whole, as Hugging Face's `ignore_merges` does
-        // under dropout too.
-        if self.options.whole_piece_first {
+        // tiktoken's rule (a piece that is a token stays whole) holds without dropout only: with
+        // it, a word that is one token could never be cut, and tiktoken vocabularies hold most
+        // common words. (Hugging Face's `ignore_merges` keeps such words whole under dropout.)
+        if self.options.whole_piece_first && p == 0.0 {
             if let Some(id) = self.vocab.id(piece.as_bytes()) {
                 out.push(id);
                 return Ok(());
