@@ -234,3 +234,24 @@ def test_unigram_only_arguments_are_checked(unigram_pair) -> None:
     bpe = tokenmill.train_bpe(["low lower lowest"] * 10, vocab_size=270)
     with pytest.raises(ConfigError, match="Unigram"):
         bpe.nbest("low", 2)
+
+
+@pytest.mark.parametrize("model_type", ["unigram", "bpe"])
+def test_unused_pieces_equal_sentencepiece(model_type: str, stdlib_text: str) -> None:
+    """Pieces marked unused (as `SetVocabulary` marks those outside a restricted vocabulary):
+    Unigram never cuts them; BPE forms them, merges further, and splits back those left over by
+    the pair that last formed them anywhere in the text — so the text is one piece there."""
+    from tokenmill.formats import sentencepiece as spm_format
+
+    model = spm_format.read_model(train(training_lines(stdlib_text), model_type=model_type, vocab_size=1000))
+    normal = [p for p in model.pieces if p.type == spm_format.PieceType.NORMAL and len(p.piece) > 1]
+    for p in normal[::3]:
+        p.type = spm_format.PieceType.UNUSED
+    proto = spm_format.model_bytes(model)
+    sp, tok = spm.SentencePieceProcessor(model_proto=proto), tokenmill.Tokenizer.from_sentencepiece(proto)
+    texts = [*PROBES, stdlib_text[5000:9000], " ".join(MULTILINGUAL) * 3]
+    for text in texts:
+        assert tok.encode(text) == sp.encode(text), text[:80]
+        assert tok.decode(tok.encode(text)) == sp.decode(sp.encode(text))
+    assert any(tok.token_kind(i) == "unused" for i in range(tok.vocab_size))
+    assert not any(tok.token_kind(i) == "unused" for text in texts for i in tok.encode(text))
