@@ -353,7 +353,7 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
 
 /// The merges in rank order: the model's list, or the one implied by its ranks.
 pub fn merge_list(bpe: &Bpe) -> Vec<(u32, u32)> {
-    if bpe.is_rank_based() {
+    if bpe.is_rank_based() || bpe.sentencepiece().is_some() {
         bpe.ranked_pairs().into_iter().map(|(l, r, _)| (l, r)).collect()
     } else {
         bpe.merges().to_vec()

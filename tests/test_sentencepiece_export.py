@@ -150,21 +150,25 @@ def test_what_sentencepiece_cannot_hold_is_refused(saved, tmp_path: Path) -> Non
 # --- to_huggingface ---------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module", params=sorted(MODELS))
+@pytest.fixture(scope="module", params=[(n, t) for t in ("unigram", "bpe") for n in sorted(MODELS)], ids="-".join)
 def exported(request: pytest.FixtureRequest, stdlib_text: str, tmp_path_factory: pytest.TempPathFactory):
     """(tokenmill tokenizer, the `tokenizers.Tokenizer` of the file it wrote, that file's path)."""
-    name = request.param
-    tok = tokenmill.Tokenizer.from_sentencepiece(model_proto(name, stdlib_text))
-    path = tmp_path_factory.mktemp(name) / "tokenizer.json"
+    name, model_type = request.param
+    tok = tokenmill.Tokenizer.from_sentencepiece(model_proto(name, stdlib_text, model_type))
+    path = tmp_path_factory.mktemp(f"{name}-{model_type}") / "tokenizer.json"
     tok.to_huggingface(path)
     return Quiet((tok, tokenizers.Tokenizer.from_file(str(path)), path))
 
 
 def names_no_piece(tok: tokenmill.Tokenizer, text: str) -> bool:
     """`text` spells no control, unknown, byte or unused piece (Hugging Face matches those; see
-    `test_text_spelling_a_control_or_byte_piece`)."""
+    `test_text_spelling_a_control_or_byte_piece`), nor, for BPE, a user-defined piece (an added
+    token there, which cuts the text before normalization)."""
     kinds = ("control", "unknown", "byte", "unused", "special")
-    return not any(tok.token_kind(i) in kinds and tok.id_to_token(i) in text for i in range(tok.vocab_size))
+    if any(tok.token_kind(i) in kinds and tok.id_to_token(i) in text for i in range(tok.vocab_size)):
+        return False
+    model = json.loads(tok._core.to_json())["model"]
+    return model["type"] != "bpe" or not any(tok.id_to_token(i) in text for i in model.get("user_defined", []))
 
 
 def same_cut(tok: tokenmill.Tokenizer, ours: list[int], theirs: list[int]) -> bool:
@@ -201,6 +205,10 @@ def test_exported_file_encodes_hypothesis_text_as_tokenmill(exported, text: str)
 
 def test_exported_file_reads_back(exported) -> None:
     tok, hf, path = exported
+    if tok.model_type == "bpe":
+        with pytest.raises(FormatError):  # SentencePiece-style BPE files are written, not yet read
+            tokenmill.Tokenizer.from_huggingface(path)
+        return
     again = tokenmill.Tokenizer.from_huggingface(path)
     for text in PROBES:
         if names_no_piece(tok, text):

@@ -139,7 +139,7 @@ class Tokenizer:
         """Loads a `tokenizer.json`: byte-level BPE (GPT-2 style vocabulary and merges, `Split`
         and `ByteLevel` pre-tokenizers), WordPiece (BERT) or Unigram (SentencePiece-style:
         `Precompiled` + whitespace steps + `Metaspace`, as transformers writes for T5 or XLNet;
-        see `tokenmill.formats.huggingface_unigram` for where such files differ from
+        see `tokenmill.formats.huggingface_sentencepiece` for where such files differ from
         SentencePiece), with added tokens, post-processor, truncation and padding. Added tokens
         become special tokens: pass ``allowed_special="all"`` to `encode` to match them as
         Hugging Face does (WordPiece tokenizers match them by default).
@@ -150,7 +150,7 @@ class Tokenizer:
         """
         from tokenmill.chat import read_tokenizer_config
         from tokenmill.formats import huggingface as hf
-        from tokenmill.formats import huggingface_unigram, wordpiece
+        from tokenmill.formats import huggingface_sentencepiece, wordpiece
 
         p = Path(path)
         data = hf.read_json(p)
@@ -160,7 +160,7 @@ class Tokenizer:
         if model_type == "WordPiece":
             tok = cls(wordpiece.read_tokenizer_json(data, str(p)))
         elif model_type == "Unigram":
-            tok = cls(huggingface_unigram.read_tokenizer_json(data, str(p)))
+            tok = cls(huggingface_sentencepiece.read_tokenizer_json(data, str(p)))
         else:
             tok = cls._from_parts(hf.read_tokenizer_json(path))
         # A tokenizer_config.json beside it brings the chat template and bos/eos names.
@@ -171,19 +171,19 @@ class Tokenizer:
         """Writes a `tokenizer.json` that `tokenizers.Tokenizer.from_file` (and
         `transformers.PreTrainedTokenizerFast`) load and encode identically. Unigram models are
         written as `Precompiled` + whitespace steps + `Metaspace` + `Unigram`, identical except
-        for the few inputs `tokenmill.formats.huggingface_unigram` lists (grapheme clusters
+        for the few inputs `tokenmill.formats.huggingface_sentencepiece` lists (grapheme clusters
         Hugging Face's `Precompiled` maps whole, text spelling a control or byte piece, ties
         between equal-score cuts).
 
         >>> Tokenizer.from_sentencepiece("spm.model").to_huggingface("tokenizer.json")   # doctest: +SKIP
         """
         from tokenmill.formats import huggingface as hf
-        from tokenmill.formats import huggingface_unigram, wordpiece
+        from tokenmill.formats import huggingface_sentencepiece, wordpiece
 
         if self.model_type == "wordpiece":
             wordpiece.write_tokenizer_json(path, self._core)
-        elif self.model_type == "unigram":
-            huggingface_unigram.to_tokenizer_json(path, self._core)
+        elif self.model_type == "unigram" or self.model_config().get("sentencepiece"):
+            huggingface_sentencepiece.to_tokenizer_json(path, self._core)
         else:
             hf.write_tokenizer_json(path, self._core)
 
@@ -240,7 +240,7 @@ class Tokenizer:
 
     @property
     def model_type(self) -> str:
-        """`"bpe"` or `"wordpiece"`."""
+        """`"bpe"`, `"wordpiece"` or `"unigram"`."""
         return self._core.model_type
 
     def model_config(self) -> dict[str, Any]:
@@ -251,10 +251,11 @@ class Tokenizer:
 
     @classmethod
     def from_sentencepiece(cls, path: str | os.PathLike[str] | bytes) -> Tokenizer:
-        """Loads a SentencePiece `.model` file (or its bytes): the Unigram model with its piece
-        kinds (control, unknown, byte, user-defined, unused), byte fallback and the normalizer
-        it embeds (precompiled character map, dummy prefix, whitespace rules). `encode(text)`
-        returns what `SentencePieceProcessor.encode(text)` does: no `<s>`/`</s>` unless asked.
+        """Loads a SentencePiece `.model` file (or its bytes): the Unigram or BPE model with its
+        piece kinds (control, unknown, byte, user-defined, unused), byte fallback and the
+        normalizer it embeds (precompiled character map, dummy prefix, whitespace rules).
+        `encode(text)` returns what `SentencePieceProcessor.encode(text)` does: no `<s>`/`</s>`
+        unless asked.
 
         >>> sp = Tokenizer.from_sentencepiece("spm.model")   # doctest: +SKIP
         >>> sp.tokenize("Hello world")                        # doctest: +SKIP

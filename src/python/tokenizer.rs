@@ -352,7 +352,9 @@ impl CoreTokenizer {
                 let o = b.options();
                 serde_json::json!({"type": "bpe", "byte_level": o.byte_level,
                     "end_of_word_suffix": o.end_of_word_suffix, "unk_token": o.unk_token,
-                    "whole_piece_first": o.whole_piece_first, "rank_based": b.is_rank_based()})
+                    "whole_piece_first": o.whole_piece_first, "rank_based": b.is_rank_based(),
+                    "byte_fallback": o.byte_fallback, "fuse_unk": o.fuse_unk,
+                    "sentencepiece": b.sentencepiece().is_some()})
             }
             Model::WordPiece(w) => serde_json::json!({"type": "wordpiece", "unk_token": w.unk_token(),
                 "continuing_subword_prefix": w.prefix(),

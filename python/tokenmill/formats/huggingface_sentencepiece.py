@@ -1,4 +1,4 @@
-"""Unigram (SentencePiece) tokenizers as Hugging Face `tokenizer.json` files, both ways.
+"""SentencePiece tokenizers (Unigram, both ways; BPE, written) as Hugging Face `tokenizer.json` files.
 
 A SentencePiece model's normalizer is a character map applied by longest match, then whitespace
 rules: spaces at the ends of the text go, runs of spaces become one, a space (the "dummy prefix")
@@ -43,7 +43,14 @@ and the normalized form is right on every text except as listed:
 - A rule of the map whose output holds two spaces in a row keeps them in SentencePiece and is
   collapsed here (no rule of SentencePiece's built-in maps does that).
 
-`read_tokenizer_json` reads such a file back, and the files transformers' SentencePiece
+For a BPE model the last step is Hugging Face's BPE with byte fallback and fused unknowns,
+its merges every split of a piece into two pieces ranked by the piece's score. Two more
+differences: user-defined pieces are added tokens (there is no lattice for them to win in), so
+they cut the text before normalization as control pieces do; and pieces of equal score get
+distinct ranks (SentencePiece's trainer never gives two pieces one score). Unused pieces have
+no Hugging Face form and are refused. Such files are written only; reading them back is to do.
+
+`read_tokenizer_json` reads a Unigram file back, and the files transformers' SentencePiece
 converters write (`Strip` + `Replace(/ {2,}/, "▁")` + `Metaspace(prepend_scheme="always")`, or
 `WhitespaceSplit` + `Metaspace`), onto the same description; those pipelines differ from
 SentencePiece's rules in ways tokenmill does not copy (see `_whitespace_shape`).
@@ -140,7 +147,8 @@ def _tokens_by_id(doc: dict[str, Any]) -> dict[int, tuple[str, str]]:
 
 
 def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> None:
-    """Writes a Unigram tokenizer as a `tokenizer.json` (the pipeline in the module docstring).
+    """Writes a Unigram or SentencePiece BPE tokenizer as a `tokenizer.json` (the pipeline in
+    the module docstring, with Hugging Face's Unigram or BPE model at the end).
 
     >>> to_tokenizer_json("tokenizer.json", Tokenizer.from_sentencepiece("spm.model")._core)  # doctest: +SKIP
     """
@@ -176,11 +184,15 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
         pre = {"type": "Metaspace", "replacement": METASPACE, "prepend_scheme": "never"}
         pre["split"] = pretokenizer == "metaspace"
 
-    scores = doc["model"]["scores"]
-    unk_id = next(i for i, (_, kind) in tokens.items() if kind == "unknown")
     added = [_added(i, text) for i, (text, kind) in sorted(tokens.items()) if kind in ("control", "special")]
+    if doc["model"]["type"] == "bpe":
+        # BPE has no lattice to let a user-defined piece win: it is an added token, matched in
+        # the normalized text as SentencePiece matches it.
+        user_defined = doc["model"].get("user_defined", [])
+        added += [_added(i, tokens[i][0], special=False, normalized=False) for i in user_defined]
+        added.sort(key=lambda entry: entry["id"])
     decoders: list[dict[str, Any]] = [_replace({"String": METASPACE}, " ")] if spec["escape_whitespaces"] else []
-    if doc["model"]["byte_fallback"]:
+    if doc["model"].get("byte_fallback", False):
         decoders += [{"type": "ByteFallback"}, {"type": "Fuse"}]
     if spec["add_dummy_prefix"] and not spec.get("treat_whitespace_as_suffix"):
         decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
@@ -198,18 +210,51 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
         "pre_tokenizer": pre,
         "post_processor": model_inputs.to_hf_post_processor(settings["post_processor"], token_of),
         "decoder": {"type": "Sequence", "decoders": decoders} if decoders else None,
-        "model": {
-            "type": "Unigram",
-            "unk_id": unk_id,
-            "vocab": [[tokens[i][0], scores[i] if i < len(scores) else 0.0] for i in range(len(tokens))],
-            "byte_fallback": doc["model"]["byte_fallback"],
-        },
+        "model": _unigram_model(doc, tokens) if doc["model"]["type"] == "unigram" else _bpe_model(core, doc, tokens),
     }
     write_atomically(path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
 
 
-def _added(i: int, text: str) -> dict[str, Any]:
-    entry = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+def _unigram_model(doc: dict[str, Any], tokens: dict[int, tuple[str, str]]) -> dict[str, Any]:
+    scores = doc["model"]["scores"]
+    return {
+        "type": "Unigram",
+        "unk_id": next(i for i, (_, kind) in tokens.items() if kind == "unknown"),
+        "vocab": [[tokens[i][0], scores[i] if i < len(scores) else 0.0] for i in range(len(tokens))],
+        "byte_fallback": doc["model"].get("byte_fallback", False),
+    }
+
+
+def _bpe_model(
+    core: _core.CoreTokenizer, doc: dict[str, Any], tokens: dict[int, tuple[str, str]]
+) -> dict[str, Any]:
+    """SentencePiece BPE as Hugging Face BPE: the merges are every split of a piece into two
+    pieces, ranked by the piece's score. Hugging Face gives each merge its own rank where
+    SentencePiece lets position decide between pieces of equal score; SentencePiece's trainer
+    gives every piece its own score, so trained models are unaffected."""
+    if doc["model"].get("scores") is None:
+        raise _core.ConfigError("this BPE model is not SentencePiece's; its tokenizer.json is written by to_huggingface")
+    if any(kind == "unused" for _, kind in tokens.values()):
+        raise _core.ConfigError(
+            "Hugging Face's BPE has no unused pieces (SentencePiece splits them back after merging)"
+        )
+    unknown = next(text for text, kind in tokens.values() if kind == "unknown")
+    return {
+        "type": "BPE",
+        "dropout": None,
+        "unk_token": unknown,
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": None,
+        "fuse_unk": doc["model"].get("fuse_unk", False),
+        "byte_fallback": doc["model"].get("byte_fallback", False),
+        "ignore_merges": False,
+        "vocab": {text: i for i, (text, _) in sorted(tokens.items())},
+        "merges": [[left.decode("utf-8"), right.decode("utf-8")] for left, right in core.merges()],
+    }
+
+
+def _added(i: int, text: str, *, special: bool = True, normalized: bool = False) -> dict[str, Any]:
+    entry = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": normalized, "special": special}
     return {"id": i, "content": text, **entry}
 
 
