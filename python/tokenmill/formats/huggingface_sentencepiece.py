@@ -225,15 +225,13 @@ def _unigram_model(doc: dict[str, Any], tokens: dict[int, tuple[str, str]]) -> d
     }
 
 
-def _bpe_model(
-    core: _core.CoreTokenizer, doc: dict[str, Any], tokens: dict[int, tuple[str, str]]
-) -> dict[str, Any]:
+def _bpe_model(core: _core.CoreTokenizer, doc: dict[str, Any], tokens: dict[int, tuple[str, str]]) -> dict[str, Any]:
     """SentencePiece BPE as Hugging Face BPE: the merges are every split of a piece into two
     pieces, ranked by the piece's score. Hugging Face gives each merge its own rank where
     SentencePiece lets position decide between pieces of equal score; SentencePiece's trainer
     gives every piece its own score, so trained models are unaffected."""
     if doc["model"].get("scores") is None:
-        raise _core.ConfigError("this BPE model is not SentencePiece's; its tokenizer.json is written by to_huggingface")
+        raise _core.ConfigError("this BPE model is not SentencePiece's; huggingface.py writes its tokenizer.json")
     if any(kind == "unused" for _, kind in tokens.values()):
         raise _core.ConfigError(
             "Hugging Face's BPE has no unused pieces (SentencePiece splits them back after merging)"
