@@ -27,7 +27,8 @@ library); then tokenmill/sentencepiece ratios for time and memory and the bytes/
 difference in percent (positive: tokenmill's vocabulary compresses better).
 
 Encoding: one SentencePiece model (--model, else the one sentencepiece trained above, else with
---skip-train a small one: vocab --encode-vocab on the first --encode-train-bytes of the corpus)
+--skip-train a small one: vocab --encode-vocab on the first --encode-train-bytes of the corpus,
+Unigram or --model-type bpe)
 is loaded into sentencepiece.SentencePieceProcessor and tokenmill.Tokenizer.from_sentencepiece
 (load times, best of 3), and the first --encode-bytes of the corpus, cut at line ends into
 ~--doc-bytes documents, is encoded: a batch call on 1 and on 2 threads
@@ -193,7 +194,8 @@ def run_training(args: argparse.Namespace, work: Path) -> str | None:
 
 
 def small_model(args: argparse.Namespace, work: Path) -> str:
-    """A sentencepiece Unigram model trained on the first --encode-train-bytes of the corpus."""
+    """A sentencepiece model (--model-type: unigram or bpe) trained on the first
+    --encode-train-bytes of the corpus."""
     import sentencepiece as spm
 
     with open(args.corpus, "rb") as f:
@@ -204,12 +206,12 @@ def small_model(args: argparse.Namespace, work: Path) -> str:
     sample.write_text(data.decode("utf-8", errors="ignore"), encoding="utf-8")
     start = time.perf_counter()
     spm.SentencePieceTrainer.train(
-        input=str(sample), model_prefix=str(work / "small"), model_type="unigram",
+        input=str(sample), model_prefix=str(work / "small"), model_type=args.model_type,
         vocab_size=args.encode_vocab, num_threads=args.threads, max_sentence_length=1 << 20,
         hard_vocab_limit=False, minloglevel=2,
     )  # fmt: skip
     print(
-        f"model: sentencepiece unigram, vocab {args.encode_vocab}, trained on the first "
+        f"model: sentencepiece {args.model_type}, vocab {args.encode_vocab}, trained on the first "
         f"{len(data) / 1e6:.1f} MB in {time.perf_counter() - start:.1f} s"
     )
     return str(work / "small.model")
@@ -297,6 +299,9 @@ def main() -> None:
         "--train-eval-bytes", type=int, default=0, help="bytes/token on this much of the training part (0: all)"
     )
     parser.add_argument("--model", help="a sentencepiece .model for the encoding comparison")
+    parser.add_argument(
+        "--model-type", choices=("unigram", "bpe"), default="unigram", help="the small model's type (--skip-train)"
+    )
     parser.add_argument("--encode-bytes", type=int, default=4_000_000)
     parser.add_argument("--doc-bytes", type=int, default=4096)
     parser.add_argument("--encode-vocab", type=int, default=8000, help="small model's vocabulary")

@@ -319,8 +319,8 @@ impl Tokenizer {
         }
     }
 
-    /// Encodes many texts on `num_threads` scoped threads (all cores if `None`). Scoped threads,
-    /// not a global pool, so a forked child process can still encode.
+    /// Encodes many texts on `num_threads` threads (all cores if `None`) of the process's pool
+    /// (`threads.rs`, rebuilt in a forked child), whose piece caches stay warm between calls.
     pub fn encode_batch(
         &self,
         texts: &[&str],
@@ -344,18 +344,12 @@ impl Tokenizer {
         }
         bounds.push(texts.len());
         bounds.dedup();
-        let parts: Vec<Result<Vec<Vec<u32>>>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = bounds
-                .windows(2)
-                .map(|w| {
-                    let slice = &texts[w[0]..w[1]];
-                    scope.spawn(move || slice.iter().map(|t| self.encode(t, allowed, disallowed)).collect())
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(Error::config("encoder thread panicked"))))
-                .collect()
+        let mut parts: Vec<Result<Vec<Vec<u32>>>> = (1..bounds.len()).map(|_| Ok(Vec::new())).collect();
+        crate::threads::pool().in_place_scope(|scope| {
+            for (part, w) in parts.iter_mut().zip(bounds.windows(2)) {
+                let slice = &texts[w[0]..w[1]];
+                scope.spawn(move |_| *part = slice.iter().map(|t| self.encode(t, allowed, disallowed)).collect());
+            }
         });
         let mut out = Vec::with_capacity(texts.len());
         for part in parts {

@@ -186,11 +186,14 @@ impl CoreTokenizer {
         let next = AtomicUsize::new(0);
         let (tx, mut rx) = mpsc::sync_channel::<(usize, crate::Result<Vec<u32>>)>(1024);
         let mut first_error = None;
-        std::thread::scope(|scope| -> PyResult<()> {
+        // The workers are the process's pool threads, whose piece caches stay warm from one
+        // call to the next (fresh threads would start every batch with empty caches); this
+        // thread stays outside the pool to build the lists.
+        crate::threads::pool().in_place_scope(|scope| -> PyResult<()> {
             for _ in 0..threads {
                 let (tx, next, texts, inner) = (tx.clone(), &next, &texts, &self.inner);
                 let (allowed, disallowed) = (&allowed, &disallowed);
-                scope.spawn(move || loop {
+                scope.spawn(move |_| loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= texts.len() || tx.send((i, inner.encode(texts[i], allowed, disallowed))).is_err() {
                         break;
