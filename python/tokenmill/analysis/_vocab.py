@@ -39,7 +39,9 @@ def token_table(tok: Tokenizer) -> TokenTable:
             kind, raw = None, None
         token_bytes.append(raw)
         kinds.append(kind)
-        byte_pieces.append(kind == "byte" or (byte_level and kind == "normal" and raw is not None and not _whole_utf8(raw)))
+        byte_pieces.append(
+            kind == "byte" or (byte_level and kind == "normal" and raw is not None and not _whole_utf8(raw))
+        )
     return TokenTable(token_bytes, kinds, byte_pieces)
 
 

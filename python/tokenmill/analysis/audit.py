@@ -77,7 +77,9 @@ class AuditReport:
     def format(self, limit: int = 30) -> str:
         head = f"{self.tokenizer}: {len(self.entries)} tokens flagged on a corpus of {self.corpus_tokens} tokens"
         summary = ", ".join(f"{r} {n}" for r, n in self.reason_counts.items())
-        body = [[e.id, _show(e.token), e.count, e.inside_count, e.score, "; ".join(e.reasons)] for e in self.entries[:limit]]
+        body = [
+            [e.id, _show(e.token), e.count, e.inside_count, e.score, "; ".join(e.reasons)] for e in self.entries[:limit]
+        ]
         return f"{head}\n{summary}\n" + format_table(["id", "token", "count", "inside", "score", "reasons"], body)
 
 

@@ -8,7 +8,6 @@ million tokens — the first question of anyone paying for an API by the token.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 

@@ -23,7 +23,7 @@ from tokenmill.analysis._counting import count_ids
 from tokenmill.analysis._load import TokenizersArg, load_tokenizers
 from tokenmill.analysis._table import format_table
 from tokenmill.analysis._vocab import token_table
-from tokenmill.analysis._words import count_words_in, word_counter
+from tokenmill.analysis._words import word_counter
 
 ALL = "(all)"
 
@@ -203,7 +203,9 @@ def parallel_premium(
     premium: dict[str, dict[str, float]] = {}
     summary: dict[str, dict[str, Any]] = {}
     for name, tok in toks.items():
-        tokens[name] = {lang: sum(count_ids(tok, list(items), num_threads=num_threads)[1]) for lang, items in texts.items()}
+        tokens[name] = {
+            lang: sum(count_ids(tok, list(items), num_threads=num_threads)[1]) for lang, items in texts.items()
+        }
         ref = tokens[name][reference]
         premium[name] = {lang: _ratio(n, ref) for lang, n in tokens[name].items()}
         others = {lang: p for lang, p in premium[name].items() if lang != reference} or {reference: 1.0}
@@ -219,6 +221,3 @@ def parallel_premium(
             "at_parity": sorted(lang for lang, p in others.items() if p <= 1.1),
         }
     return ParallelPremium(reference, tokens, premium, summary)
-
-
-__all__ = ["FertilityRow", "FertilityTable", "ParallelPremium", "count_words_in", "fertility", "parallel_premium"]

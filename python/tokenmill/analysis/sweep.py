@@ -56,7 +56,14 @@ class VocabSweep:
         return asdict(self)
 
     def format(self) -> str:
-        columns = ["vocab", "tokens", "bytes/token", "tokens/word", "Shannon eff.", f"Rényi eff. (α={self.renyi_alpha})"]
+        columns = [
+            "vocab",
+            "tokens",
+            "bytes/token",
+            "tokens/word",
+            "Shannon eff.",
+            f"Rényi eff. (α={self.renyi_alpha})",
+        ]
         columns += ["2·V·d", "share of model"]
         body = [
             [r.vocab_size, r.tokens, f"{r.bytes_per_token:.3f}", f"{r.tokens_per_word:.3f}"]

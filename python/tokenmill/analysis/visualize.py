@@ -1,0 +1,134 @@
+"""See the tokens: a self-contained HTML page (token boundaries coloured, id and bytes on hover,
+several tokenizers side by side) and a terminal rendering.
+
+>>> page = tokens_html(["cl100k_base", "o200k_base"], "Hello, wörld! 12345")   # doctest: +SKIP
+>>> Path("tokens.html").write_text(page)                                         # doctest: +SKIP
+>>> print(tokens_terminal("cl100k_base", "Hello", color=False))                 # doctest: +SKIP
+Hello
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from tokenmill import _checks
+from tokenmill.analysis._load import TokenizersArg, load_tokenizers
+from tokenmill.tokenizer import Tokenizer
+
+# Light background colours that black text reads well on, cycled token by token.
+_COLOURS = ["#fde68a", "#a7f3d0", "#bfdbfe", "#fbcfe8", "#ddd6fe", "#fed7aa", "#bbf7d0", "#c7d2fe"]
+# 256-colour terminal backgrounds close to the same colours.
+_ANSI = [229, 158, 153, 218, 189, 223, 194, 189]
+
+
+@dataclass
+class TokenPiece:
+    id: int
+    text: str
+    """The characters this token covers; a token that ends inside a character covers the
+    character's remaining bytes together with the tokens after it (shown joined to the last one)."""
+    token: str
+    """The token's own bytes as text (``\\xNN`` for bytes that are not whole characters)."""
+
+
+def token_pieces(tok: Tokenizer, text: str) -> list[TokenPiece]:
+    """The tokens of `text` with the characters each covers.
+
+    >>> [p.text for p in token_pieces(tok, "hello world")]   # doctest: +SKIP
+    ['hello', ' world']
+    """
+    ids = tok.encode_ordinary(text)
+    raws = tok.decode_tokens_bytes(ids)
+    pieces: list[TokenPiece] = []
+    pending = b""
+    for i, raw in zip(ids, raws):
+        pending += raw
+        try:
+            shown = pending.decode("utf-8")
+        except UnicodeDecodeError as e:
+            if e.reason == "unexpected end of data" and e.start > 0 and len(pending) - e.start < 4:
+                # Ends inside a character: show the whole characters now, the rest with the next token.
+                shown = pending[: e.start].decode("utf-8", "replace")
+                pending = pending[e.start :]
+            elif e.reason == "unexpected end of data":
+                shown, pending = "", pending
+            else:
+                shown, pending = pending.decode("utf-8", "replace"), b""
+            pieces.append(TokenPiece(i, shown, raw.decode("utf-8", "backslashreplace")))
+            continue
+        pending = b""
+        pieces.append(TokenPiece(i, shown, raw.decode("utf-8", "backslashreplace")))
+    if pending:
+        pieces[-1].text += pending.decode("utf-8", "replace")
+    return pieces
+
+
+@dataclass
+class TokenView:
+    tokenizer: str
+    tokens: int
+    pieces: list[TokenPiece]
+
+
+def token_views(tokenizers: TokenizersArg, text: str) -> list[TokenView]:
+    """The pieces of `text` under each tokenizer (the data the renderings draw)."""
+    _checks.text("text", text)
+    return [
+        TokenView(name, len(p), p)
+        for name, tok in load_tokenizers(tokenizers).items()
+        for p in [token_pieces(tok, text)]
+    ]
+
+
+def tokens_html(tokenizers: TokenizersArg, text: str, *, title: str = "tokenmill: tokens") -> str:
+    """A self-contained HTML page (no scripts, no network) with one column per tokenizer."""
+    views = token_views(tokenizers, text)
+    columns = []
+    for view in views:
+        spans = []
+        for k, piece in enumerate(view.pieces):
+            tip = html.escape(f"id {piece.id}: {piece.token!r}", quote=True)
+            shown = html.escape(piece.text).replace("\n", "↵<br>") or "&#8203;"
+            spans.append(f'<span style="background:{_COLOURS[k % len(_COLOURS)]}" title="{tip}">{shown}</span>')
+        ids = " ".join(str(p.id) for p in view.pieces)
+        columns.append(
+            f"<section><h2>{html.escape(view.tokenizer)} <small>{view.tokens} tokens, "
+            f"{len(text)} characters</small></h2><div class=text>{''.join(spans)}</div>"
+            f"<details><summary>ids</summary><code>{ids}</code></details></section>"
+        )
+    return (
+        "<!DOCTYPE html>\n<html><head><meta charset=utf-8><title>"
+        + html.escape(title)
+        + "</title><style>body{font-family:system-ui,sans-serif;margin:1.5em}"
+        "main{display:grid;grid-template-columns:repeat(auto-fit,minmax(22em,1fr));gap:1.5em}"
+        "h2{font-size:1.05em}small{color:#555;font-weight:normal}"
+        ".text{font-family:ui-monospace,monospace;white-space:pre-wrap;line-height:1.9;word-break:break-all}"
+        ".text span{border-right:1px solid #0003;padding:1px 0}code{font-size:.8em;word-break:break-all}"
+        "</style></head><body><h1>"
+        + html.escape(title)
+        + "</h1><p>Hover over a token for its id and bytes.</p><main>"
+        + "".join(columns)
+        + "</main></body></html>\n"
+    )
+
+
+def tokens_terminal(tokenizers: TokenizersArg, text: str, *, color: bool = True, ids: bool = False) -> str:
+    """Text with token boundaries: coloured backgrounds (256-colour ANSI), or ``|`` between tokens
+    without colour; with `ids`, the ids below. One block per tokenizer."""
+    blocks = []
+    for view in token_views(tokenizers, text):
+        if color:
+            body = "".join(f"\x1b[30;48;5;{_ANSI[k % len(_ANSI)]}m{p.text}\x1b[0m" for k, p in enumerate(view.pieces))
+        else:
+            body = "|".join(p.text for p in view.pieces)
+        block = f"{view.tokenizer} ({view.tokens} tokens)\n{body}"
+        if ids:
+            block += "\n" + " ".join(str(p.id) for p in view.pieces)
+        blocks.append(block)
+    return "\n\n".join(blocks)
+
+
+def views_to_dict(views: list[TokenView]) -> list[dict[str, Any]]:
+    return [asdict(v) for v in views]
