@@ -388,7 +388,9 @@ class Tokenizer:
         if sample or dropout is not None or alpha is not None or seed is not None:
             if dropout is not None:
                 if self.model_type != "bpe":
-                    raise _core.ConfigError(f"dropout is for BPE models; this one is {self.model_type} (use sample=True)")
+                    raise _core.ConfigError(
+                        f"dropout is for BPE models; this one is {self.model_type} (use sample=True)"
+                    )
                 if sample or alpha is not None:
                     raise _core.ConfigError("give dropout=p or sample=True with alpha, not both")
                 alpha = dropout
@@ -396,7 +398,9 @@ class Tokenizer:
                 raise _core.ConfigError("alpha and seed choose how a cut is sampled: pass sample=True as well")
             alpha, seed = self._sampling_args(0.1 if alpha is None else alpha, seed)
             allowed_special, disallowed_special = self._special_args(text, allowed_special, disallowed_special)
-            return self._core.encode_sampled(_without_surrogates(text), alpha, seed, allowed_special, disallowed_special)
+            return self._core.encode_sampled(
+                _without_surrogates(text), alpha, seed, allowed_special, disallowed_special
+            )
         allowed_special, disallowed_special = self._special_args(text, allowed_special, disallowed_special)
         try:
             return self._core.encode(text, allowed_special, disallowed_special)
@@ -486,7 +490,9 @@ class Tokenizer:
         self.token_kind(token_id)
         score = self._core.score(token_id)
         if score is None:
-            raise _core.ConfigError(f"this {self.model_type} model has no piece scores (Unigram and SentencePiece BPE do)")
+            raise _core.ConfigError(
+                f"this {self.model_type} model has no piece scores (Unigram and SentencePiece BPE do)"
+            )
         return score
 
     def normalize(self, text: str) -> str:
