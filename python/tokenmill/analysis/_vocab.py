@@ -20,7 +20,8 @@ class TokenTable:
     token_bytes: list[bytes | None]
     """Each id's bytes (None where no token has that id)."""
     kinds: list[str | None]
-    """Each id's kind: normal, special, control, unknown, byte, unused (None: no such id)."""
+    """Each id's kind: normal, special, control, unknown, byte, unused (None: no such id); the
+    model's unknown token is ``unknown`` whatever its kind in the vocabulary."""
     byte_pieces: list[bool]
     """Whether each id is a byte token (see the module)."""
 
@@ -42,6 +43,12 @@ def token_table(tok: Tokenizer) -> TokenTable:
         byte_pieces.append(
             kind == "byte" or (byte_level and kind == "normal" and raw is not None and not _whole_utf8(raw))
         )
+    # WordPiece (and character-level BPE) keep their unknown token among the special tokens;
+    # what matters here is that the model emits it for text it cannot spell.
+    unk = tok.model_config().get("unk_token")
+    unk_id = tok.token_to_id(unk) if isinstance(unk, str) else None
+    if unk_id is not None and unk_id < n:
+        kinds[unk_id] = "unknown"
     return TokenTable(token_bytes, kinds, byte_pieces)
 
 

@@ -39,7 +39,8 @@ class FertilityRow:
     words: int
     tokens: int
     byte_token_bytes: int
-    """Bytes of text that came out as byte tokens (a character spelled byte by byte)."""
+    """Bytes of text that came out as byte tokens: byte-fallback pieces, and byte-level tokens
+    that are not whole characters (a character spelled in pieces), all of their bytes."""
     unknown_tokens: int
     bytes_per_token: float = field(init=False)
     chars_per_token: float = field(init=False)
