@@ -7,8 +7,10 @@ import functools
 import os
 from pathlib import Path
 
-import tokenmill
+import pytest
 from vocab_files import fill_tiktoken_cache, tiktoken_encoding, vocabulary_path
+
+import tokenmill
 
 # The same four sentences in six languages (written for these tests, not from any corpus).
 PARALLEL = {
@@ -62,13 +64,13 @@ def hand_tokenizer() -> tokenmill.Tokenizer:
     return tokenmill.Tokenizer.from_tiktoken(HAND_RANKS, pattern="gpt2", special_tokens={})
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def real(name: str) -> tokenmill.Tokenizer:
     """cl100k_base or o200k_base, read from the files the test dependencies carry."""
     return tokenmill.Tokenizer.from_tiktoken(vocabulary_path(name), pattern=name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tiktoken_real(name: str):  # type: ignore[no-untyped-def]
     return tiktoken_encoding(name, vocabulary_path(name))
 
@@ -77,3 +79,9 @@ def offline_tiktoken_cache(directory: Path) -> None:
     """Every OpenAI vocabulary in a tiktoken cache, so encoding names load with no network."""
     fill_tiktoken_cache(directory)
     os.environ["TIKTOKEN_CACHE_DIR"] = str(directory)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def tiktoken_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Autouse in the modules that import it: encoding names load from a filled cache."""
+    offline_tiktoken_cache(tmp_path_factory.mktemp("tiktoken-cache"))

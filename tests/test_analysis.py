@@ -7,17 +7,21 @@ from pathlib import Path
 
 import pytest
 import sentencepiece as spm
-from analysis_data import AB, PARALLEL, SPACE_AB, SPACE_C3, hand_tokenizer, offline_tiktoken_cache, real, tiktoken_real
+from analysis_data import (
+    AB,
+    PARALLEL,
+    SPACE_AB,
+    SPACE_C3,
+    hand_tokenizer,
+    real,
+    tiktoken_cache,  # noqa: F401 - autouse fixture: encoding names load offline
+    tiktoken_real,
+)
 
 import tokenmill
 from tokenmill import analysis
 from tokenmill.analysis._corpus import read_documents
 from tokenmill.analysis._counting import count_ids
-
-
-@pytest.fixture(scope="module", autouse=True)
-def tiktoken_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    offline_tiktoken_cache(tmp_path_factory.mktemp("tiktoken-cache"))
 
 
 # -- words ---------------------------------------------------------------------------------------
@@ -89,7 +93,14 @@ def test_fertility_by_hand() -> None:
     assert two.byte_token_share == 0.6 and two.chars_per_token == 4 / 3
     assert both.group == "(all)" and (both.tokens, both.bytes, both.words) == (7, 12, 5)
     counts = table.token_counts["hand"]
-    assert {i: c for i, c in enumerate(counts) if c} == {ord("a"): 1, ord(" "): 1, 0xA9: 1, AB: 2, SPACE_AB: 1, SPACE_C3: 1}
+    assert {i: c for i, c in enumerate(counts) if c} == {
+        ord("a"): 1,
+        ord(" "): 1,
+        0xA9: 1,
+        AB: 2,
+        SPACE_AB: 1,
+        SPACE_C3: 1,
+    }
     assert table.pivot("tokens")["two"] == {"hand": 3}
     assert "bytes/token" in table.format() and table.to_dict()["rows"][0]["tokens"] == 4
 
