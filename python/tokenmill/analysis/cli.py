@@ -26,6 +26,14 @@ def _groups(items: list[str]) -> dict[str, str] | list[str]:
     return items
 
 
+def _check_plot_paths(args: argparse.Namespace) -> None:
+    """Refuse a bad plot file name before the analysis runs, not after."""
+    for name in ("plot", "rank_plot"):
+        path = getattr(args, name, None)
+        if path is not None and Path(path).suffix.lower() not in (".png", ".svg"):
+            raise ConfigError(f"{path}: plots are written as .png or .svg")
+
+
 def _emit(args: argparse.Namespace, result: Any, text: str) -> None:
     if args.json:
         json.dump(result.to_dict(), sys.stdout, ensure_ascii=False, indent=1)
@@ -195,7 +203,7 @@ def add_parser(sub: Any) -> None:
         if files:
             p.add_argument("files", nargs="*", help="files or globs; name=path names a group (a language)")
         p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-        p.set_defaults(run=run)
+        p.set_defaults(run=lambda args: (_check_plot_paths(args), run(args))[1])
         return p
 
     f = command(
