@@ -187,11 +187,13 @@ def inside_counts(tok: Tokenizer, table: TokenTable, counts: list[int]) -> list[
                 parts[made] = (a, b)
     else:
         for raw, i in ids.items():
-            best = None
+            best: tuple[int, int] | None = None
             for cut in range(1, len(raw)):
-                a, b = ids.get(raw[:cut]), ids.get(raw[cut:])
-                if a is not None and b is not None and a < i and b < i and (best is None or max(a, b) < max(best)):
-                    best = (a, b)
+                left, right = ids.get(raw[:cut]), ids.get(raw[cut:])
+                if left is None or right is None or left > i or right > i:
+                    continue
+                if best is None or max(left, right) < max(best):
+                    best = (left, right)
             if best is not None:
                 parts[i] = best
     # Longest tokens first, so a token's total (its own count and what is inside it) is final

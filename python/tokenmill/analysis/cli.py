@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tokenmill import ConfigError, CorpusError
 
@@ -32,6 +32,14 @@ def _check_plot_paths(args: argparse.Namespace) -> None:
         path = getattr(args, name, None)
         if path is not None and Path(path).suffix.lower() not in (".png", ".svg"):
             raise ConfigError(f"{path}: plots are written as .png or .svg")
+
+
+def _checked(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def checked(args: argparse.Namespace) -> int:
+        _check_plot_paths(args)
+        return run(args)
+
+    return checked
 
 
 def _emit(args: argparse.Namespace, result: Any, text: str) -> None:
@@ -203,7 +211,7 @@ def add_parser(sub: Any) -> None:
         if files:
             p.add_argument("files", nargs="*", help="files or globs; name=path names a group (a language)")
         p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-        p.set_defaults(run=lambda args: (_check_plot_paths(args), run(args))[1])
+        p.set_defaults(run=_checked(run))
         return p
 
     f = command(

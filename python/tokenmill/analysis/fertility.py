@@ -135,7 +135,11 @@ def fertility(
         for group in groups:
             rows.append(_row(name, group, sizes[group], per[(name, group)], tables[name]))
         if len(groups) > 1:
-            whole = tuple(sum(s[k] for s in sizes.values()) for k in range(3))
+            whole = (
+                sum(s[0] for s in sizes.values()),
+                sum(s[1] for s in sizes.values()),
+                sum(s[2] for s in sizes.values()),
+            )
             rows.append(_row(name, ALL, whole, totals[name], tables[name]))
     return FertilityTable(rows, totals)
 

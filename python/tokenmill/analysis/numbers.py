@@ -140,7 +140,7 @@ def number_splits(
     for p in patterns:
         regex = NUMBER_PATTERNS.get(p, p)
         _checks.pattern(regex)
-        splitters[f"pre:{p}"] = lambda text, regex=regex: _core.split(regex, text)
+        splitters[f"pre:{p}"] = _pattern_pieces(regex)
     if not splitters:
         raise _core.ConfigError("give at least one tokenizer or pattern")
     before, after = context.split("{}")
@@ -173,6 +173,13 @@ def number_splits(
                     )
                 )
     return NumberReport(rows, context)
+
+
+def _pattern_pieces(regex: str) -> Callable[[str], list[str]]:
+    def split(text: str) -> list[str]:
+        return _core.split(regex, text)
+
+    return split
 
 
 def _token_pieces(tok: Any) -> Callable[[str], list[str]]:
