@@ -98,12 +98,16 @@ def read_documents(path: str | os.PathLike[str], size: int = DOCUMENT_SIZE) -> I
             while True:
                 block = f.read(BATCH_BYTES)
                 pending += decoder.decode(block, final=not block)
-                while len(pending) >= 2 * size:
-                    cut = _cut(pending, size)
+                # Cut by index and slice the rest once per block: slicing after every document
+                # would copy the block over and over.
+                start = 0
+                while len(pending) - start >= 2 * size:
+                    cut = _cut(pending, start + size)
                     if cut is None:
                         break
-                    yield pending[:cut]
-                    pending = pending[cut:]
+                    yield pending[start:cut]
+                    start = cut
+                pending = pending[start:]
                 if not block:
                     break
     except OSError as e:
@@ -112,7 +116,7 @@ def read_documents(path: str | os.PathLike[str], size: int = DOCUMENT_SIZE) -> I
         yield pending
 
 
-def _cut(text: str, size: int) -> int | None:
-    """Just after the first safe newline at or beyond `size` characters, if any."""
-    m = _SAFE_CUT.search(text, size)
+def _cut(text: str, at: int) -> int | None:
+    """Just after the first safe newline at or beyond index `at`, if any."""
+    m = _SAFE_CUT.search(text, at)
     return m.end() if m else None

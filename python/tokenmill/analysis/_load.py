@@ -1,7 +1,7 @@
 """Any tokenizer tokenmill can load, from one argument: what every analysis accepts.
 
 >>> name, tok = load_tokenizer("cl100k_base")     # doctest: +SKIP
->>> name
+>>> name   # doctest: +SKIP
 'cl100k_base'
 """
 

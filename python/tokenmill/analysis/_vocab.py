@@ -3,7 +3,7 @@ is a byte token (a SentencePiece byte-fallback piece, or a byte-level token that
 UTF-8 characters: a character the vocabulary spells byte by byte).
 
 >>> table = token_table(tok)              # doctest: +SKIP
->>> table.kinds[0], table.token_bytes[0]
+>>> table.kinds[0], table.token_bytes[0]   # doctest: +SKIP
 ('normal', b'!')
 """
 

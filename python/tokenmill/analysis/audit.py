@@ -28,7 +28,7 @@ from typing import Any
 
 from tokenmill import _checks, _core
 from tokenmill.analysis._corpus import CorpusArg, corpus_groups
-from tokenmill.analysis._counting import count_ids
+from tokenmill.analysis._counting import IdCounter
 from tokenmill.analysis._load import TokenizerArg, load_tokenizer
 from tokenmill.analysis._table import format_table
 from tokenmill.analysis._vocab import TokenTable, token_table
@@ -98,12 +98,11 @@ def audit_tokens(
     _checks.count("rare_count", rare_count)
     name, tok = load_tokenizer(tokenizer)
     table = token_table(tok)
-    counts = [0] * tok.n_vocab
+    counter = IdCounter(tok, num_threads=num_threads)
     for batches in corpus_groups(corpus).values():
         for batch in batches():
-            for i, c in enumerate(count_ids(tok, batch, num_threads=num_threads)[0]):
-                if c:
-                    counts[i] += c
+            counter.add(batch)
+    counts = counter.counts()
     ordinary = [i for i, k in enumerate(table.kinds) if k in ("normal", "byte")]
     reasons: dict[int, list[str]] = {i: [] for i in ordinary}
     for i in ordinary:

@@ -2,7 +2,7 @@
 million tokens — the first question of anyone paying for an API by the token.
 
 >>> report = count_tokens("cl100k_base", ["a.txt", "b.txt"], price_per_million=2.5)   # doctest: +SKIP
->>> report.total_tokens, report.total_cost
+>>> report.total_tokens, report.total_cost   # doctest: +SKIP
 (1234, 0.003085)
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from tokenmill import _core
 from tokenmill.analysis._corpus import CorpusArg, corpus_groups
-from tokenmill.analysis._counting import count_ids
+from tokenmill.analysis._counting import token_lengths
 from tokenmill.analysis._load import TokenizersArg, load_tokenizers
 from tokenmill.analysis._table import format_table
 
@@ -90,7 +90,7 @@ def count_tokens(
         for batch in batches():
             size += sum(len(t.encode("utf-8", "surrogatepass")) for t in batch)
             for name, tok in toks.items():
-                tokens[name] += sum(count_ids(tok, batch, num_threads=num_threads)[1])
+                tokens[name] += sum(token_lengths(tok, batch, num_threads=num_threads))
         rows.extend(TokenCount(name, group, size, n, cost(n)) for name, n in tokens.items())
     rows.sort(key=lambda r: list(toks).index(r.tokenizer))
     totals = {name: sum(r.tokens for r in rows if r.tokenizer == name) for name in toks}

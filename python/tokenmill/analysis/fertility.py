@@ -19,7 +19,7 @@ from typing import Any
 
 from tokenmill import _core
 from tokenmill.analysis._corpus import CorpusArg, corpus_groups
-from tokenmill.analysis._counting import count_ids
+from tokenmill.analysis._counting import IdCounter, count_ids
 from tokenmill.analysis._load import TokenizersArg, load_tokenizers
 from tokenmill.analysis._table import format_table
 from tokenmill.analysis._vocab import token_table
@@ -100,7 +100,7 @@ def fertility(
     tokenizer when there are several groups.
 
     >>> t = fertility(tok, {"en": ["one two three"]})        # doctest: +SKIP
-    >>> t.rows[0].tokens_per_word
+    >>> t.rows[0].tokens_per_word   # doctest: +SKIP
     1.0
     """
     toks = load_tokenizers(tokenizers)
@@ -113,22 +113,19 @@ def fertility(
     for group, batches in groups.items():
         n_bytes = n_chars = 0
         words = word_counter()
-        counts = {name: [0] * tok.n_vocab for name, tok in toks.items()}
+        counters = {name: IdCounter(tok, num_threads=num_threads) for name, tok in toks.items()}
         for batch in batches():
             n_chars += sum(map(len, batch))
             n_bytes += sum(len(t.encode("utf-8", "surrogatepass")) for t in batch)
             words.add_texts(batch)
-            for name, tok in toks.items():
-                ids, _ = count_ids(tok, batch, num_threads=num_threads)
-                acc = counts[name]
-                for i, c in enumerate(ids):
-                    if c:
-                        acc[i] += c
+            for counter in counters.values():
+                counter.add(batch)
         sizes[group] = (n_bytes, n_chars, words.total)
-        for name in toks:
-            per[(name, group)] = counts[name]
-            total = totals.setdefault(name, [0] * len(counts[name]))
-            for i, c in enumerate(counts[name]):
+        for name, counter in counters.items():
+            counts = counter.counts()
+            per[(name, group)] = counts
+            total = totals.setdefault(name, [0] * len(counts))
+            for i, c in enumerate(counts):
                 if c:
                     total[i] += c
     for name in toks:
@@ -195,7 +192,7 @@ def parallel_premium(
     tokenization premium); 1.0 is parity, 2.0 costs twice the tokens for the same content.
 
     >>> p = parallel_premium(tok, {"en": ["a b"], "xx": ["a b a b"]})   # doctest: +SKIP
-    >>> p.premium[name]["xx"]
+    >>> p.premium[name]["xx"]   # doctest: +SKIP
     2.0
     """
     toks = load_tokenizers(tokenizers)

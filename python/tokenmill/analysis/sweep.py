@@ -22,7 +22,7 @@ from typing import Any
 
 from tokenmill import _checks, _core
 from tokenmill.analysis._corpus import CorpusArg, corpus_groups
-from tokenmill.analysis._counting import count_ids
+from tokenmill.analysis._counting import IdCounter
 from tokenmill.analysis._load import TokenizerArg, load_tokenizer
 from tokenmill.analysis._table import format_table
 from tokenmill.analysis._words import word_counter
@@ -146,12 +146,11 @@ def vocab_sweep(
             if explicit:
                 raise
             continue  # below the base alphabet: not a size this tokenizer can have
-        counts = [0] * small.n_vocab
+        counter = IdCounter(small, num_threads=num_threads)
         for batch in batches:
-            for i, c in enumerate(count_ids(small, batch, num_threads=num_threads)[0]):
-                if c:
-                    counts[i] += c
-        tokens = sum(counts)
+            counter.add(batch)
+        counts = counter.counts()
+        tokens = counter.total
         shannon, renyi = efficiencies(counts, size, renyi_alpha)
         params = 2 * size * d_model if d_model is not None else None
         share = params / (body_params + params) if params is not None and body_params is not None else None
