@@ -241,3 +241,21 @@ def test_count_ids_equals_tiktoken(multilingual_text: str) -> None:
     for i in {i for x in ids for i in x}:
         assert counts[i] == sum(x.count(i) for x in ids)
     assert sum(counts) == sum(per_text)
+
+
+def test_documents_are_cut_only_where_encoding_does_not_change(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from tokenmill.analysis import _corpus
+
+    # Small blocks, so characters and cut points fall across block boundaries.
+    monkeypatch.setattr(_corpus, "BATCH_BYTES", 1000)
+    text = "naïve 東京 line\n  indented\n\nword\nx" * 300
+    path = tmp_path / "t.txt"
+    path.write_bytes(text.encode() + b"\xff tail" + b"y" * 5000)
+    docs = list(read_documents(path, size=200))
+    assert "".join(docs) == (text.encode() + b"\xff tail" + b"y" * 5000).decode("utf-8", "replace")
+    assert len(docs) > 20
+    for doc in docs[:-1]:
+        # Each cut is after a newline between two non-space characters.
+        assert doc.endswith("\n") and not doc[-2].isspace()
+    enc = tiktoken_real("cl100k_base")
+    assert sum(len(enc.encode_ordinary(d)) for d in docs) == len(enc.encode_ordinary("".join(docs)))

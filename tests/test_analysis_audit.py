@@ -82,3 +82,25 @@ def test_trained_bpe_uses_its_merges(stdlib_text: str) -> None:
     flagged = {e.id: e for e in report.entries}
     for i, e in flagged.items():
         assert e.inside_count == inside[i]
+
+
+@pytest.mark.parametrize("model_type", ["unigram", "bpe"])
+def test_sentencepiece_models(stdlib_text: str, model_type: str) -> None:
+    import io
+
+    import sentencepiece as spm
+
+    lines = [line for line in stdlib_text[:200_000].splitlines() if line.strip()]
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_writer=out, vocab_size=500, model_type=model_type, minloglevel=2
+    )
+    sp = spm.SentencePieceProcessor(model_proto=out.getvalue())
+    report = audit_tokens(tokenmill.Tokenizer.from_sentencepiece(out.getvalue()), {"ref": lines[:3000]})
+    ids = np.concatenate([np.array(sp.encode(line), dtype=np.int64) for line in lines[:3000]])
+    assert report.counts == np.bincount(ids, minlength=sp.get_piece_size()).tolist()
+    # Pieces met only inside words, and the word-start mark itself, are not called unreachable.
+    assert "unreachable" not in report.reason_counts
+    assert {e.id for e in report.entries} == {
+        i for i in range(sp.get_piece_size()) if report.counts[i] == 0 and not (sp.is_control(i) or sp.is_unknown(i))
+    }

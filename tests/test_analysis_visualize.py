@@ -59,3 +59,33 @@ def test_terminal_rendering() -> None:
     assert colored.count("\x1b[0m") == 4 and "ab" in colored
     views = token_views(["cl100k_base"], "x")
     assert views[0].tokenizer == "cl100k_base" and views[0].tokens == 1
+
+
+def test_wordpiece_and_sentencepiece_pieces_point_into_the_text(tmp_path, stdlib_text: str) -> None:  # type: ignore[no-untyped-def]
+    import io
+
+    import sentencepiece as spm
+
+    import tokenmill
+
+    (tmp_path / "vocab.txt").write_text("[UNK]\nhello\nworld\n##s\n,\n")
+    wordpiece = tokenmill.Tokenizer.from_wordpiece_vocab(tmp_path / "vocab.txt")
+    text = "Hello worlds, xyz  "
+    view = token_views({"wp": wordpiece}, text)[0]
+    assert [(p.before, p.text, p.token) for p in view.pieces] == [
+        ("", "Hello", "hello"),
+        (" ", "world", "world"),
+        ("", "s", "##s"),
+        ("", ",", ","),
+        (" ", "xyz", "[UNK]"),
+    ]
+    assert view.tail == "  "
+    assert tokens_terminal({"wp": wordpiece}, text, color=False) == "wp (5 tokens)\nHello| world|s|,| xyz  "
+    lines = [line for line in stdlib_text[:100_000].splitlines() if line.strip()]
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=out, vocab_size=300, minloglevel=2)
+    sp = tokenmill.Tokenizer.from_sentencepiece(out.getvalue())
+    text = "def  f(x):\n    return x  # done"
+    view = token_views({"sp": sp}, text)[0]
+    assert "".join(p.before + p.text for p in view.pieces) + view.tail == text
+    assert [p.id for p in view.pieces] == spm.SentencePieceProcessor(model_proto=out.getvalue()).encode(text)

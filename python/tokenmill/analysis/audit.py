@@ -143,28 +143,38 @@ def _text(raw: bytes | None) -> str:
 def unreachable_tokens(
     tok: Tokenizer, table: TokenTable, ids: list[int], *, num_threads: int | None = None
 ) -> list[int]:
-    """Ids whose own text does not encode to that id alone. Byte-level tokens that are not whole
-    characters are checked on their bytes by the model alone (no text spells them by
-    themselves); WordPiece ``##`` continuations and byte-fallback pieces are not checked."""
+    """Ids that encoding their own text does not give. Byte-level BPE must give the token alone
+    (its text is one pre-tokenizer piece); a token that is not whole characters is checked on
+    its bytes by the model alone (no text spells it by itself). Other models must give it
+    among the tokens: WordPiece ``##`` continuations and the SentencePiece pieces that do not
+    start a word (``▁``) are only met after other pieces, so they are not checked, nor are
+    byte-fallback pieces."""
     texts: list[str] = []
     checked: list[int] = []
     out = []
     continuation = tok.model_config().get("continuing_subword_prefix") if tok.model_type == "wordpiece" else None
+    metaspace = tok.pattern == "metaspace"
     for i in ids:
         raw = table.token_bytes[i]
         if raw is None or table.kinds[i] != "normal":
             continue
-        if table.byte_pieces[i]:
-            if tok._core.encode_piece_bytes(raw) != [i]:
-                out.append(i)
-            continue
-        text = tok.decode([i]) if not tok.byte_level else raw.decode("utf-8")
-        if continuation and text.startswith(continuation):
-            continue
-        texts.append(text)
+        if tok.byte_level:
+            if table.byte_pieces[i]:
+                if tok._core.encode_piece_bytes(raw) != [i]:
+                    out.append(i)
+                continue
+            texts.append(raw.decode("utf-8"))
+        else:
+            piece = tok.id_to_token(i)
+            if (continuation and piece.startswith(continuation)) or (metaspace and not piece.startswith("▁")):
+                continue
+            text = tok.decode([i])
+            if not text.strip():
+                continue  # a lone word start (▁) or space: met before other pieces only
+            texts.append(text)
         checked.append(i)
     for i, got in zip(checked, tok.encode_ordinary_batch(texts, num_threads=num_threads)):
-        if got != [i]:
+        if (got != [i]) if tok.byte_level else (i not in got):
             out.append(i)
     return sorted(out)
 

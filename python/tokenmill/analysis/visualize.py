@@ -10,6 +10,7 @@ Hello
 from __future__ import annotations
 
 import html
+import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -27,18 +28,23 @@ _ANSI = [229, 158, 153, 218, 189, 223, 194, 189]
 class TokenPiece:
     id: int
     text: str
-    """The characters this token covers; a token that ends inside a character covers the
-    character's remaining bytes together with the tokens after it (shown joined to the last one)."""
+    """The characters of the input this token covers. Byte-level: a token that ends inside a
+    character shows the whole character with the token that completes it."""
     token: str
     """The token's own bytes as text (``\\xNN`` for bytes that are not whole characters)."""
+    before: str = ""
+    """Input text no token covers, just before this token (spaces WordPiece drops)."""
 
 
 def token_pieces(tok: Tokenizer, text: str) -> list[TokenPiece]:
-    """The tokens of `text` with the characters each covers.
+    """The tokens of `text` with the characters each covers; joined with `before`, the pieces
+    give back the text (up to what follows the last token, see `TokenView.tail`).
 
     >>> [p.text for p in token_pieces(tok, "hello world")]   # doctest: +SKIP
     ['hello', ' world']
     """
+    if not tok.byte_level:
+        return _pieces_by_offsets(tok, text)
     ids = tok.encode_ordinary(text)
     raws = tok.decode_tokens_bytes(ids)
     pieces: list[TokenPiece] = []
@@ -53,7 +59,7 @@ def token_pieces(tok: Tokenizer, text: str) -> list[TokenPiece]:
                 shown = pending[: e.start].decode("utf-8", "replace")
                 pending = pending[e.start :]
             elif e.reason == "unexpected end of data":
-                shown, pending = "", pending
+                shown = ""
             else:
                 shown, pending = pending.decode("utf-8", "replace"), b""
             pieces.append(TokenPiece(i, shown, raw.decode("utf-8", "backslashreplace")))
@@ -65,21 +71,38 @@ def token_pieces(tok: Tokenizer, text: str) -> list[TokenPiece]:
     return pieces
 
 
+def _pieces_by_offsets(tok: Tokenizer, text: str) -> list[TokenPiece]:
+    """WordPiece, SentencePiece and character-level models: the offsets into the original text
+    that the post-processing stage reports (no template, truncation or padding here)."""
+    core = tok._core.with_model_inputs_json(json.dumps({"post_processor": None, "truncation": None, "padding": None}))
+    encoding = core.encode_for_model(text, None, False)
+    pieces: list[TokenPiece] = []
+    at = 0
+    for i, (start, end) in zip(encoding.ids, encoding.offsets):
+        start, end = max(start, at), max(end, at)
+        pieces.append(TokenPiece(i, text[start:end], tok.id_to_token(i), before=text[at:start]))
+        at = end
+    return pieces
+
+
 @dataclass
 class TokenView:
     tokenizer: str
     tokens: int
     pieces: list[TokenPiece]
+    tail: str = ""
+    """Input text after the last token that no token covers."""
 
 
 def token_views(tokenizers: TokenizersArg, text: str) -> list[TokenView]:
     """The pieces of `text` under each tokenizer (the data the renderings draw)."""
     _checks.text("text", text)
-    return [
-        TokenView(name, len(p), p)
-        for name, tok in load_tokenizers(tokenizers).items()
-        for p in [token_pieces(tok, text)]
-    ]
+    views = []
+    for name, tok in load_tokenizers(tokenizers).items():
+        pieces = token_pieces(tok, text)
+        covered = sum(len(p.before) + len(p.text) for p in pieces)
+        views.append(TokenView(name, len(pieces), pieces, text[covered:] if not tok.byte_level else ""))
+    return views
 
 
 def tokens_html(tokenizers: TokenizersArg, text: str, *, title: str = "tokenmill: tokens") -> str:
@@ -90,8 +113,10 @@ def tokens_html(tokenizers: TokenizersArg, text: str, *, title: str = "tokenmill
         spans = []
         for k, piece in enumerate(view.pieces):
             tip = html.escape(f"id {piece.id}: {piece.token!r}", quote=True)
-            shown = html.escape(piece.text).replace("\n", "↵<br>") or "&#8203;"
+            shown = _html_text(piece.text) or "&#8203;"
+            spans.append(_html_text(piece.before))
             spans.append(f'<span style="background:{_COLOURS[k % len(_COLOURS)]}" title="{tip}">{shown}</span>')
+        spans.append(_html_text(view.tail))
         ids = " ".join(str(p.id) for p in view.pieces)
         columns.append(
             f"<section><h2>{html.escape(view.tokenizer)} <small>{view.tokens} tokens, "
@@ -114,15 +139,22 @@ def tokens_html(tokenizers: TokenizersArg, text: str, *, title: str = "tokenmill
     )
 
 
+def _html_text(text: str) -> str:
+    return html.escape(text).replace("\n", "↵<br>")
+
+
 def tokens_terminal(tokenizers: TokenizersArg, text: str, *, color: bool = True, ids: bool = False) -> str:
     """Text with token boundaries: coloured backgrounds (256-colour ANSI), or ``|`` between tokens
     without colour; with `ids`, the ids below. One block per tokenizer."""
     blocks = []
     for view in token_views(tokenizers, text):
         if color:
-            body = "".join(f"\x1b[30;48;5;{_ANSI[k % len(_ANSI)]}m{p.text}\x1b[0m" for k, p in enumerate(view.pieces))
+            body = "".join(
+                f"{p.before}\x1b[30;48;5;{_ANSI[k % len(_ANSI)]}m{p.text}\x1b[0m" for k, p in enumerate(view.pieces)
+            )
         else:
-            body = "|".join(p.text for p in view.pieces)
+            body = "|".join(p.before + p.text for p in view.pieces)
+        body += view.tail
         block = f"{view.tokenizer} ({view.tokens} tokens)\n{body}"
         if ids:
             block += "\n" + " ".join(str(p.id) for p in view.pieces)
