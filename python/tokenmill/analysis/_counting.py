@@ -60,7 +60,7 @@ class IdCounter:
         np = self._np
 
         def encode(text: str) -> Any:
-            return self.tok.encode_to_numpy(text, disallowed_special=())
+            return self.tok.encode_to_numpy(text, allowed_special=(), disallowed_special=())
 
         with ThreadPoolExecutor(_threads(self.num_threads)) as pool:
             arrays = list(pool.map(encode, texts))
@@ -92,7 +92,7 @@ def token_lengths(tok: Tokenizer, texts: Sequence[str], *, num_threads: int | No
         return [len(ids) for ids in tok.encode_ordinary_batch(list(texts), num_threads=num_threads)]
 
     def length(text: str) -> int:
-        return len(tok.encode_to_numpy(text, disallowed_special=()))
+        return len(tok.encode_to_numpy(text, allowed_special=(), disallowed_special=()))
 
     with ThreadPoolExecutor(_threads(num_threads)) as pool:
         return list(pool.map(length, texts))

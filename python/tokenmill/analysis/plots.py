@@ -50,7 +50,13 @@ def _save(fig: Any, path: str | os.PathLike[str]) -> None:
 
 
 def _grouped_bars(
-    data: Mapping[str, Mapping[str, float]], path: str | os.PathLike[str], ylabel: str, title: str, fmt: str
+    data: Mapping[str, Mapping[str, float]],
+    path: str | os.PathLike[str],
+    ylabel: str,
+    title: str,
+    fmt: str,
+    *,
+    line_at: float | None = None,
 ) -> None:
     """Bars per group (x) and series (colour), values written on the bars."""
     plt = _pyplot()
@@ -68,6 +74,8 @@ def _grouped_bars(
     ax.set_title(title)
     ax.margins(y=0.12)
     ax.grid(axis="y", alpha=0.3)
+    if line_at is not None:
+        ax.axhline(line_at, color="0.3", linestyle="--", linewidth=1)
     if len(series) > 1:
         ax.legend(frameon=False)
     _save(fig, path)
@@ -94,6 +102,7 @@ def plot_premium(premium: ParallelPremium, path: str | os.PathLike[str]) -> dict
         f"tokens ÷ tokens in {premium.reference}",
         "Token premium on parallel text (1.0 = parity)",
         "{:.2f}×",
+        line_at=1.0,
     )
     return data
 
