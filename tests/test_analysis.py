@@ -259,3 +259,15 @@ def test_documents_are_cut_only_where_encoding_does_not_change(tmp_path: Path, m
         assert doc.endswith("\n") and not doc[-2].isspace()
     enc = tiktoken_real("cl100k_base")
     assert sum(len(enc.encode_ordinary(d)) for d in docs) == len(enc.encode_ordinary("".join(docs)))
+
+
+def test_counting_without_numpy_gives_the_same(monkeypatch, multilingual_text: str) -> None:  # type: ignore[no-untyped-def]
+    import sys
+
+    from tokenmill.analysis._counting import token_lengths
+
+    texts = multilingual_text.splitlines()
+    tok = real("cl100k_base")
+    with_numpy = count_ids(tok, texts), token_lengths(tok, texts)
+    monkeypatch.setitem(sys.modules, "numpy", None)  # `import numpy` now raises ImportError
+    assert (count_ids(tok, texts), token_lengths(tok, texts)) == with_numpy

@@ -104,3 +104,16 @@ def test_sentencepiece_models(stdlib_text: str, model_type: str) -> None:
     assert {e.id for e in report.entries} == {
         i for i in range(sp.get_piece_size()) if report.counts[i] == 0 and not (sp.is_control(i) or sp.is_unknown(i))
     }
+
+
+def test_o200k_unreachable_tokens_match_tiktoken(multilingual_text: str) -> None:
+    enc = tiktoken_real("o200k_base")
+    report = audit_tokens({"o200k": real("o200k_base")}, {"ref": [multilingual_text]})
+    assert report.tokenizer == "o200k"
+    unreachable = [e for e in report.entries if "unreachable" in e.reasons]
+    # o200k's pattern cuts Han from Latin letters, so its spam tokens such as "亚洲AV" never come out.
+    assert "亚洲AV" in {e.token for e in unreachable}
+    for e in unreachable:
+        raw = enc.decode_single_token_bytes(e.id)
+        if "partial UTF-8" not in e.reasons:
+            assert enc.encode_ordinary(raw.decode()) != [e.id]

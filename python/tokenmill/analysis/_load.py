@@ -99,3 +99,13 @@ def load_tokenizers(specs: TokenizersArg) -> dict[str, Tokenizer]:
     if not out:
         raise _core.ConfigError("give at least one tokenizer")
     return out
+
+
+def load_one(spec: TokenizerArg | Mapping[str, TokenizerArg]) -> tuple[str, Tokenizer]:
+    """One tokenizer, for the analyses of a single vocabulary; ``{"label": spec}`` names it."""
+    if isinstance(spec, Mapping):
+        if len(spec) != 1:
+            raise _core.ConfigError(f"give one tokenizer here, got {len(spec)}")
+        ((label, one),) = spec.items()
+        return str(label), load_tokenizer(one)[1]
+    return load_tokenizer(spec)

@@ -23,13 +23,14 @@ rarely or never produced keep their initial vectors and make models misbehave (t
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tokenmill import _checks, _core
 from tokenmill.analysis._corpus import CorpusArg, corpus_groups
 from tokenmill.analysis._counting import IdCounter
-from tokenmill.analysis._load import TokenizerArg, load_tokenizer
+from tokenmill.analysis._load import TokenizerArg, load_one
 from tokenmill.analysis._table import format_table
 from tokenmill.analysis._vocab import TokenTable, token_table
 from tokenmill.tokenizer import Tokenizer
@@ -84,7 +85,7 @@ class AuditReport:
 
 
 def audit_tokens(
-    tokenizer: TokenizerArg,
+    tokenizer: TokenizerArg | Mapping[str, TokenizerArg],
     corpus: CorpusArg,
     *,
     rare_count: int = 0,
@@ -96,7 +97,7 @@ def audit_tokens(
     `corpus` would barely have seen (see the module for the reasons). `embeddings`, a numpy
     array with one row per id, adds the weight-based checks."""
     _checks.count("rare_count", rare_count)
-    name, tok = load_tokenizer(tokenizer)
+    name, tok = load_one(tokenizer)
     table = token_table(tok)
     counter = IdCounter(tok, num_threads=num_threads)
     for batches in corpus_groups(corpus).values():

@@ -16,14 +16,14 @@ bytes/token barely improves while 2·V·d still grows are where a bigger vocabul
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from tokenmill import _checks, _core
 from tokenmill.analysis._corpus import CorpusArg, corpus_groups
 from tokenmill.analysis._counting import IdCounter
-from tokenmill.analysis._load import TokenizerArg, load_tokenizer
+from tokenmill.analysis._load import TokenizerArg, load_one
 from tokenmill.analysis._table import format_table
 from tokenmill.analysis._words import word_counter
 
@@ -106,7 +106,7 @@ def default_sizes(vocab_size: int, points: int = 8) -> list[int]:
 
 
 def vocab_sweep(
-    tokenizer: TokenizerArg,
+    tokenizer: TokenizerArg | Mapping[str, TokenizerArg],
     held_back: CorpusArg,
     *,
     sizes: Sequence[int] | None = None,
@@ -119,7 +119,7 @@ def vocab_sweep(
     each vocabulary size in `sizes` (default: halvings of the full size, those truncation
     allows), measured on `held_back` text the tokenizer was not trained on. `body_params`: the
     model's parameters outside the embedding and output layers."""
-    name, tok = load_tokenizer(tokenizer)
+    name, tok = load_one(tokenizer)
     _checks.count("d_model", d_model, minimum=1, optional=True)
     _checks.count("body_params", body_params, optional=True)
     if isinstance(renyi_alpha, bool) or not isinstance(renyi_alpha, (int, float)) or renyi_alpha <= 0:
