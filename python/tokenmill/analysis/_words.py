@@ -28,14 +28,11 @@ WORD_PATTERN = (
 )
 
 
-def word_counter() -> _core.WordCounter:
-    """A Rust counter of words: `add_texts(batch)` as batches come, then `total`."""
-    return _core.WordCounter(WORD_PATTERN, "none", [], False)
-
-
 def count_words_in(texts: list[str]) -> int:
-    """Words (as the module says) in `texts`."""
-    counter = word_counter()
+    """Words (as the module says) in `texts`. Each call starts a fresh table, so a caller going
+    through a corpus batch by batch keeps only one batch's distinct words in memory."""
+    # The pre-tokenizer's word counter, on Rust threads; only the total is kept.
+    counter = _core.WordCounter(WORD_PATTERN, "none", [], False)
     counter.add_texts(texts)
     return counter.total
 

@@ -23,7 +23,7 @@ from tokenmill.analysis._counting import IdCounter, count_ids
 from tokenmill.analysis._load import TokenizersArg, load_tokenizers
 from tokenmill.analysis._table import format_table
 from tokenmill.analysis._vocab import token_table
-from tokenmill.analysis._words import word_counter
+from tokenmill.analysis._words import count_words_in
 
 ALL = "(all)"
 
@@ -111,16 +111,15 @@ def fertility(
     sizes: dict[str, tuple[int, int, int]] = {}
     per: dict[tuple[str, str], list[int]] = {}
     for group, batches in groups.items():
-        n_bytes = n_chars = 0
-        words = word_counter()
+        n_bytes = n_chars = n_words = 0
         counters = {name: IdCounter(tok, num_threads=num_threads) for name, tok in toks.items()}
         for batch in batches():
             n_chars += sum(map(len, batch))
             n_bytes += sum(len(t.encode("utf-8", "surrogatepass")) for t in batch)
-            words.add_texts(batch)
+            n_words += count_words_in(batch)
             for counter in counters.values():
                 counter.add(batch)
-        sizes[group] = (n_bytes, n_chars, words.total)
+        sizes[group] = (n_bytes, n_chars, n_words)
         for name, counter in counters.items():
             counts = counter.counts()
             per[(name, group)] = counts

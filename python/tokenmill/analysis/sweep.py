@@ -25,7 +25,7 @@ from tokenmill.analysis._corpus import CorpusArg, corpus_groups
 from tokenmill.analysis._counting import IdCounter
 from tokenmill.analysis._load import TokenizerArg, load_one
 from tokenmill.analysis._table import format_table
-from tokenmill.analysis._words import word_counter
+from tokenmill.analysis._words import count_words_in
 
 
 @dataclass
@@ -130,12 +130,12 @@ def vocab_sweep(
         raise _core.ConfigError("sizes is empty")
     groups = corpus_groups(held_back)
     text_bytes = 0
-    words = word_counter()
+    words = 0
     batches: list[list[str]] = []
     for make in groups.values():
         for batch in make():
             text_bytes += sum(len(t.encode("utf-8", "surrogatepass")) for t in batch)
-            words.add_texts(batch)
+            words += count_words_in(batch)
             batches.append(batch)
     rows = []
     for size in wanted:
@@ -159,11 +159,11 @@ def vocab_sweep(
                 size,
                 tokens,
                 text_bytes / tokens if tokens else 0.0,
-                tokens / words.total if words.total else 0.0,
+                tokens / words if words else 0.0,
                 shannon,
                 renyi,
                 params,
                 share,
             )
         )
-    return VocabSweep(name, text_bytes, words.total, float(renyi_alpha), d_model, body_params, rows)
+    return VocabSweep(name, text_bytes, words, float(renyi_alpha), d_model, body_params, rows)
