@@ -116,6 +116,9 @@ def plot_sweep(sweep: VocabSweep, path: str | os.PathLike[str]) -> dict[str, lis
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ax.plot(sizes, bpt, "o-", color="tab:blue", label="bytes per token (held-back text)")
     ax.set_xscale("log", base=2)
+    # Ticks at the sizes measured, written short (32k), rather than at powers of two.
+    ax.set_xticks(sizes, [_short(int(v)) for v in sizes], rotation=30 if len(sizes) > 6 else 0)
+    ax.minorticks_off()
     ax.set_xlabel("vocabulary size V")
     ax.set_ylabel("bytes per token", color="tab:blue")
     ax.grid(alpha=0.3)
@@ -138,6 +141,18 @@ def plot_sweep(sweep: VocabSweep, path: str | os.PathLike[str]) -> dict[str, lis
     ax.set_title(f"Vocabulary size sweep: {sweep.tokenizer}")
     _save(fig, path)
     return data
+
+
+def _short(n: int) -> str:
+    """
+    >>> _short(783), _short(32768), _short(100261), _short(2_000_000)
+    ('783', '32.8k', '100k', '2M')
+    """
+    if n >= 10**6:
+        return f"{n / 1e6:.3g}M"
+    if n >= 10**4:
+        return f"{n / 1e3:.3g}k"
+    return str(n)
 
 
 def plot_numbers(report: NumberReport, path: str | os.PathLike[str]) -> dict[str, dict[str, list[float]]]:
