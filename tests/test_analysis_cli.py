@@ -49,6 +49,19 @@ def test_fertility_json_and_plots(capsys: pytest.CaptureFixture[str], files: dic
     assert (tmp_path / "f.png").stat().st_size > 0 and (tmp_path / "r.svg").stat().st_size > 0
     status, out, _ = run(capsys, "analyze", "fertility", "-t", "cl100k_base", str(files["en"]))
     assert status == 0 and "tokens/word" in out and "en.txt" in out
+    status, out, _ = run(
+        capsys,
+        "analyze",
+        "fertility",
+        "-t",
+        "cl100k_base",
+        "-t",
+        "o200k_base",
+        str(files["hi"]),
+        "--metric",
+        "chars_per_token",
+    )
+    assert status == 0 and out.splitlines()[-3].split() == ["chars_per_token", "cl100k_base", "o200k_base"]
 
 
 def test_parallel_count_numbers_sweep_show(
@@ -56,6 +69,9 @@ def test_parallel_count_numbers_sweep_show(
 ) -> None:
     status, out, _ = run(capsys, "analyze", "parallel", "-t", "cl100k_base", *map(str, files.values()), "--json")
     assert status == 0 and json.loads(out)["premium"]["cl100k_base"]["en"] == 1.0
+    names = [f"{lang}={path}" for lang, path in files.items()]
+    status, out, _ = run(capsys, "analyze", "parallel", "-t", "cl100k_base", *names, "--plot", str(tmp_path / "p.png"))
+    assert status == 0 and "hi" in out and (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
     status, out, _ = run(capsys, "analyze", "count", "-t", "cl100k_base", str(files["de"]), "--price", "10")
     expected = len(tiktoken_real("cl100k_base").encode_ordinary(files["de"].read_text(encoding="utf-8")))
     assert status == 0 and f"{expected * 10 / 1e6:.6f}" in out
@@ -63,6 +79,10 @@ def test_parallel_count_numbers_sweep_show(
         capsys, "analyze", "numbers", "--pattern", "digits", "--max-digits", "3", "--samples", "5", "--json"
     )
     assert status == 0 and [r["tokens_per_number"] for r in json.loads(out)["rows"]] == [1, 2, 3]
+    status, out, _ = run(
+        capsys, "analyze", "numbers", "-t", "cl100k_base", "--max-digits", "4", "--plot", str(tmp_path / "n.svg")
+    )
+    assert status == 0 and "ddd|d" in out and (tmp_path / "n.svg").stat().st_size > 0
     held = tmp_path / "held.txt"
     held.write_text(stdlib_text[100_000:150_000], encoding="utf-8")
     import tokenmill

@@ -54,7 +54,10 @@ def cmd_fertility(args: argparse.Namespace) -> int:
     from tokenmill.analysis.fertility import fertility
 
     table = fertility(args.tokenizer, _groups(args.files))
-    _emit(args, table, table.format())
+    text = table.format()
+    if len(args.tokenizer) > 1:
+        text += "\n\n" + table.format_pivot(args.metric)
+    _emit(args, table, text)
     if args.plot or args.rank_plot:
         from tokenmill.analysis import plots
 

@@ -74,6 +74,19 @@ class FertilityTable:
             out.setdefault(r.group, {})[r.tokenizer] = getattr(r, metric)
         return out
 
+    def format_pivot(self, metric: str = "tokens_per_word") -> str:
+        """One metric with a row per group and a column per tokenizer: the side-by-side view.
+
+        >>> print(table.format_pivot("bytes_per_token"))   # doctest: +SKIP
+        bytes_per_token  cl100k_base  o200k_base
+        ---------------  -----------  ----------
+        en               3.581        3.588
+        """
+        pivot = self.pivot(metric)
+        names = list(dict.fromkeys(r.tokenizer for r in self.rows))
+        body = [[group] + [f"{values.get(n, 0.0):.3f}" for n in names] for group, values in pivot.items()]
+        return format_table([metric] + names, body)
+
     def format(self) -> str:
         columns = ["tokenizer", "group", "bytes", "words", "tokens", "bytes/token", "chars/token", "tokens/word"]
         columns += ["byte-token %", "unk %"]
