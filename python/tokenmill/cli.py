@@ -1,4 +1,4 @@
-"""The `tokenmill` command: train, encode, decode."""
+"""The `tokenmill` command: train, encode, decode, analyze."""
 
 from __future__ import annotations
 
@@ -338,6 +338,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="ids that decode to invalid UTF-8: replace (default), strict (an error), ignore, backslashreplace",
     )
     d.set_defaults(run=cmd_decode)
+
+    from tokenmill.analysis.cli import add_parser as add_analyze_parser
+
+    add_analyze_parser(sub)
     return parser
 
 

@@ -1,0 +1,97 @@
+"""Token counting and cost: tokens per file and in total, and what they cost at a price per
+million tokens — the first question of anyone paying for an API by the token.
+
+>>> report = count_tokens("cl100k_base", ["a.txt", "b.txt"], price_per_million=2.5)   # doctest: +SKIP
+>>> report.total_tokens, report.total_cost   # doctest: +SKIP
+(1234, 0.003085)
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from tokenmill import _core
+from tokenmill.analysis._corpus import CorpusArg, corpus_groups
+from tokenmill.analysis._counting import token_lengths
+from tokenmill.analysis._load import TokenizersArg, load_tokenizers
+from tokenmill.analysis._table import format_table
+
+
+@dataclass
+class TokenCount:
+    tokenizer: str
+    group: str
+    bytes: int
+    tokens: int
+    cost: float | None
+    """tokens × price per million / 10⁶ (None without a price)."""
+
+
+@dataclass
+class TokenCountReport:
+    rows: list[TokenCount]
+    totals: dict[str, int]
+    """Tokens per tokenizer over all groups."""
+    total_costs: dict[str, float | None]
+    price_per_million: float | None
+
+    @property
+    def total_tokens(self) -> int:
+        """The first tokenizer's total (the common case: one tokenizer)."""
+        return next(iter(self.totals.values()))
+
+    @property
+    def total_cost(self) -> float | None:
+        return next(iter(self.total_costs.values()))
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def format(self) -> str:
+        priced = self.price_per_million is not None
+        columns = ["tokenizer", "file", "bytes", "tokens"] + ([f"cost at {self.price_per_million}/M"] if priced else [])
+        body: list[list[Any]] = []
+        for r in self.rows:
+            body.append([r.tokenizer, r.group, r.bytes, r.tokens] + ([_money(r.cost)] if priced else []))
+        for name, total in self.totals.items():
+            size = sum(r.bytes for r in self.rows if r.tokenizer == name)
+            body.append([name, "total", size, total] + ([_money(self.total_costs[name])] if priced else []))
+        return format_table(columns, body)
+
+
+def _money(x: float | None) -> str:
+    return "" if x is None else f"{x:.6f}" if x < 1 else f"{x:.2f}"
+
+
+def count_tokens(
+    tokenizers: TokenizersArg,
+    corpus: CorpusArg,
+    *,
+    price_per_million: float | None = None,
+    num_threads: int | None = None,
+) -> TokenCountReport:
+    """Tokens of each group (file) of `corpus` and in total, for each tokenizer; with
+    `price_per_million`, their cost in the same currency."""
+    if price_per_million is not None and (
+        isinstance(price_per_million, bool) or not isinstance(price_per_million, (int, float)) or price_per_million < 0
+    ):
+        raise _core.ConfigError(f"price_per_million must be a number ≥ 0, got {price_per_million!r}")
+    toks = load_tokenizers(tokenizers)
+    groups = corpus_groups(corpus)
+
+    def cost(tokens: int) -> float | None:
+        return None if price_per_million is None else tokens * price_per_million / 1e6
+
+    rows: list[TokenCount] = []
+    for group, batches in groups.items():
+        size = 0
+        tokens = dict.fromkeys(toks, 0)
+        for batch in batches():
+            size += sum(len(t.encode("utf-8", "surrogatepass")) for t in batch)
+            for name, tok in toks.items():
+                tokens[name] += sum(token_lengths(tok, batch, num_threads=num_threads))
+        rows.extend(TokenCount(name, group, size, n, cost(n)) for name, n in tokens.items())
+    rows.sort(key=lambda r: list(toks).index(r.tokenizer))
+    totals = {name: sum(r.tokens for r in rows if r.tokenizer == name) for name in toks}
+    return TokenCountReport(rows, totals, {n: cost(t) for n, t in totals.items()}, price_per_million)
