@@ -167,8 +167,19 @@ def names_no_piece(tok: tokenmill.Tokenizer, text: str) -> bool:
     kinds = ("control", "unknown", "byte", "unused", "special")
     if any(tok.token_kind(i) in kinds and tok.id_to_token(i) in text for i in range(tok.vocab_size)):
         return False
-    model = json.loads(tok._core.to_json())["model"]
-    return model["type"] != "bpe" or not any(tok.id_to_token(i) in text for i in model.get("user_defined", []))
+    return not any(piece in text for piece in _bpe_user_defined(tok))
+
+
+_USER_DEFINED: dict[int, list[str]] = {}
+
+
+def _bpe_user_defined(tok: tokenmill.Tokenizer) -> list[str]:
+    """A BPE tokenizer's user-defined pieces (none for Unigram), read once per tokenizer."""
+    if id(tok) not in _USER_DEFINED:
+        model = json.loads(tok._core.to_json())["model"]
+        ids = model.get("user_defined", []) if model["type"] == "bpe" else []
+        _USER_DEFINED[id(tok)] = [tok.id_to_token(i) for i in ids]
+    return _USER_DEFINED[id(tok)]
 
 
 def same_cut(tok: tokenmill.Tokenizer, ours: list[int], theirs: list[int]) -> bool:

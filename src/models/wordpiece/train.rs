@@ -14,8 +14,7 @@
 use crate::count::WordCounts;
 use crate::error::{Error, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use smallvec::SmallVec;
 use std::rc::Rc;
 
 /// Everything that decides what WordPiece training learns.
@@ -44,31 +43,84 @@ type Pair = (u32, u32);
 /// A symbol that is not in the alphabet (dropped by `limit_alphabet`): it pairs with nothing.
 const GAP: u32 = u32::MAX;
 
+/// A queued pair with the score it had when queued (16 bytes: the heap holds many, most stale).
+#[derive(Clone, Copy)]
 struct Entry {
     score: f64,
-    left: Rc<[u8]>,
-    right: Rc<[u8]>,
     pair: Pair,
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+/// A max-heap of entries ordered by `State::before` — which needs the tokens' bytes for ties,
+/// so it is a heap of our own with the order passed in rather than `BinaryHeap`'s `Ord`.
+#[derive(Default)]
+struct ScoreHeap {
+    entries: Vec<Entry>,
+}
+
+impl ScoreHeap {
+    fn push(&mut self, entry: Entry, before: impl Fn(&Entry, &Entry) -> bool) {
+        self.entries.push(entry);
+        let mut i = self.entries.len() - 1;
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if !before(&self.entries[i], &self.entries[parent]) {
+                break;
+            }
+            self.entries.swap(i, parent);
+            i = parent;
+        }
+    }
+
+    fn pop(&mut self, before: impl Fn(&Entry, &Entry) -> bool) -> Option<Entry> {
+        let last = self.entries.len().checked_sub(1)?;
+        self.entries.swap(0, last);
+        let top = self.entries.pop();
+        self.sift_down(0, &before);
+        top
+    }
+
+    fn sift_down(&mut self, mut i: usize, before: &impl Fn(&Entry, &Entry) -> bool) {
+        let n = self.entries.len();
+        loop {
+            let (l, r) = (2 * i + 1, 2 * i + 2);
+            let mut best = i;
+            if l < n && before(&self.entries[l], &self.entries[best]) {
+                best = l;
+            }
+            if r < n && before(&self.entries[r], &self.entries[best]) {
+                best = r;
+            }
+            if best == i {
+                return;
+            }
+            self.entries.swap(i, best);
+            i = best;
+        }
+    }
+
+    /// Rebuilds the heap from `entries` (Floyd's bottom-up heapify).
+    fn rebuild(&mut self, entries: Vec<Entry>, before: impl Fn(&Entry, &Entry) -> bool) {
+        self.entries = entries;
+        for i in (0..self.entries.len() / 2).rev() {
+            self.sift_down(i, &before);
+        }
     }
 }
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
+
+/// The corpus's unique words in one arena: word `w` is `arena[start[w]..start[w] + len[w]]`.
+/// A merge only shortens a word, so it is rewritten in place.
+#[derive(Default)]
+struct Words {
+    arena: Vec<u32>,
+    start: Vec<u32>,
+    len: Vec<u32>,
+    count: Vec<u64>,
 }
-impl Ord for Entry {
-    /// Greater is merged first: the higher score, then the smaller left bytes, then right.
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.score
-            .total_cmp(&other.score)
-            .then_with(|| other.left.cmp(&self.left))
-            .then_with(|| other.right.cmp(&self.right))
+
+impl Words {
+    fn get(&self, w: usize) -> &[u32] {
+        let start = self.start[w] as usize;
+        &self.arena[start..start + self.len[w] as usize]
     }
 }
 
@@ -76,13 +128,14 @@ struct State {
     tokens: Vec<Rc<[u8]>>,
     ids: FxHashMap<Rc<[u8]>, u32>,
     symbol_counts: Vec<u64>,
-    words: Vec<(Vec<u32>, u64)>,
+    words: Words,
     pair_counts: FxHashMap<Pair, u64>,
-    /// Words that held the pair when it was counted (checked again when used).
-    where_pair: FxHashMap<Pair, Vec<u32>>,
+    /// Words that held the pair when it was counted (checked again when used); most pairs are
+    /// in a few words, which then live inline.
+    where_pair: FxHashMap<Pair, SmallVec<[u32; 4]>>,
     /// Live pairs by the symbols they contain.
     pairs_of: FxHashMap<u32, FxHashSet<Pair>>,
-    heap: BinaryHeap<Entry>,
+    heap: ScoreHeap,
 }
 
 impl State {
@@ -91,19 +144,45 @@ impl State {
         n / (self.symbol_counts[pair.0 as usize] as f64 * self.symbol_counts[pair.1 as usize] as f64)
     }
 
+    /// Whether `a` is merged before `b`: the higher score, then the smaller left bytes, then
+    /// the smaller right bytes.
+    fn before(tokens: &[Rc<[u8]>], a: &Entry, b: &Entry) -> bool {
+        let bytes = |id: u32| &tokens[id as usize][..];
+        a.score
+            .total_cmp(&b.score)
+            .then_with(|| bytes(b.pair.0).cmp(bytes(a.pair.0)))
+            .then_with(|| bytes(b.pair.1).cmp(bytes(a.pair.1)))
+            .is_gt()
+    }
+
     /// Queues the pair at its current score. A pair below `min_frequency` is never queued:
     /// the count of a pair that exists only ever falls.
     fn push(&mut self, pair: Pair, min_frequency: u64) {
         if self.pair_counts.get(&pair).copied().unwrap_or(0) < min_frequency {
             return;
         }
-        let entry = Entry {
-            score: self.score(pair),
-            left: Rc::clone(&self.tokens[pair.0 as usize]),
-            right: Rc::clone(&self.tokens[pair.1 as usize]),
-            pair,
-        };
-        self.heap.push(entry);
+        let entry = Entry { score: self.score(pair), pair };
+        let tokens = &self.tokens;
+        self.heap.push(entry, |a, b| Self::before(tokens, a, b));
+    }
+
+    fn pop(&mut self) -> Option<Entry> {
+        let tokens = &self.tokens;
+        self.heap.pop(|a, b| Self::before(tokens, a, b))
+    }
+
+    /// Drops the stale entries once they outnumber the live pairs: every change queues a fresh
+    /// entry, and without this the heap would hold many times the pairs that exist.
+    fn compact(&mut self, min_frequency: u64) {
+        if self.heap.entries.len() <= 2 * self.pair_counts.len() + 4096 {
+            return;
+        }
+        let mut live: Vec<Pair> =
+            self.pair_counts.iter().filter(|&(_, &n)| n >= min_frequency).map(|(&p, _)| p).collect();
+        live.sort_unstable();
+        let entries = live.into_iter().map(|pair| Entry { score: self.score(pair), pair }).collect();
+        let tokens = &self.tokens;
+        self.heap.rebuild(entries, |a, b| Self::before(tokens, a, b));
     }
 
     fn add_pair(&mut self, pair: Pair, count: i128, word: u32) {
@@ -151,11 +230,11 @@ pub fn train(
         tokens: Vec::new(),
         ids: FxHashMap::default(),
         symbol_counts: Vec::new(),
-        words: Vec::new(),
+        words: Words::default(),
         pair_counts: FxHashMap::default(),
         where_pair: FxHashMap::default(),
         pairs_of: FxHashMap::default(),
-        heap: BinaryHeap::new(),
+        heap: ScoreHeap::default(),
     };
     for special in &config.special_tokens {
         if state.ids.contains_key(special.as_bytes()) {
@@ -199,8 +278,9 @@ pub fn train(
     }
     // Words as symbol ids, with symbol and pair counts.
     let mut buf = Vec::new();
+    let mut symbols = Vec::new();
     for (w, (text, count)) in texts.into_iter().enumerate() {
-        let mut symbols = Vec::with_capacity(text.len());
+        symbols.clear();
         for (i, c) in text.char_indices() {
             buf.clear();
             if i > 0 {
@@ -214,10 +294,15 @@ pub fn train(
                 state.symbol_counts[s as usize] = state.symbol_counts[s as usize].saturating_add(count);
             }
         }
-        for pair in pairs(&symbols).collect::<Vec<_>>() {
+        for pair in pairs(&symbols) {
             state.add_pair(pair, count as i128, w as u32);
         }
-        state.words.push((symbols, count));
+        let start = u32::try_from(state.words.arena.len())
+            .map_err(|_| Error::config("too many characters in the counted words to train on (over 2^32)"))?;
+        state.words.start.push(start);
+        state.words.len.push(symbols.len() as u32);
+        state.words.count.push(count);
+        state.words.arena.extend_from_slice(&symbols);
     }
     let min_frequency = config.min_frequency.max(1);
     let all: Vec<Pair> = state.pair_counts.keys().copied().collect();
@@ -226,10 +311,10 @@ pub fn train(
     }
     let target = config.vocab_size as u64;
     let mut last_report = 0;
-    let mut seen = vec![u32::MAX; state.words.len()];
+    let mut seen = vec![u32::MAX; state.words.count.len()];
     let mut round = 0u32;
     while state.tokens.len() < config.vocab_size {
-        let Some(top) = state.heap.pop() else { break };
+        let Some(top) = state.pop() else { break };
         let count = state.pair_counts.get(&top.pair).copied().unwrap_or(0);
         if count < min_frequency || state.score(top.pair).to_bits() != top.score.to_bits() {
             continue;
@@ -247,8 +332,9 @@ pub fn train(
                 continue;
             }
             seen[w as usize] = round;
-            let (old, count) = std::mem::take(&mut state.words[w as usize]);
-            let mut new = Vec::with_capacity(old.len());
+            let old: SmallVec<[u32; 32]> = SmallVec::from_slice(state.words.get(w as usize));
+            let count = state.words.count[w as usize];
+            let mut new: SmallVec<[u32; 32]> = SmallVec::with_capacity(old.len());
             let mut i = 0;
             while i < old.len() {
                 if i + 1 < old.len() && old[i] == x && old[i + 1] == y {
@@ -260,14 +346,13 @@ pub fn train(
                 }
             }
             if new.len() == old.len() {
-                state.words[w as usize] = (old, count);
                 continue;
             }
-            for pair in pairs(&old).collect::<Vec<_>>() {
+            for pair in pairs(&old) {
                 state.add_pair(pair, -(count as i128), w);
                 changed_pairs.insert(pair);
             }
-            for pair in pairs(&new).collect::<Vec<_>>() {
+            for pair in pairs(&new) {
                 state.add_pair(pair, count as i128, w);
                 changed_pairs.insert(pair);
             }
@@ -276,7 +361,9 @@ pub fn train(
             state.symbol_counts[x as usize] -= sites;
             state.symbol_counts[y as usize] -= sites;
             state.symbol_counts[z as usize] += sites;
-            state.words[w as usize] = (new, count);
+            let start = state.words.start[w as usize] as usize;
+            state.words.arena[start..start + new.len()].copy_from_slice(&new);
+            state.words.len[w as usize] = new.len() as u32;
         }
         state.pair_counts.retain(|_, n| *n > 0);
         // Scores rise when a symbol's count falls: re-queue every live pair next to x or y, and
@@ -292,6 +379,7 @@ pub fn train(
         for pair in changed {
             state.push(pair, min_frequency);
         }
+        state.compact(min_frequency);
         let done = state.tokens.len() as u64;
         if done - last_report >= (target / 100).max(1) {
             last_report = done;
