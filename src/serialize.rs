@@ -244,7 +244,23 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
         }
     }
     let file: File = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
-    let pretokenizer = PreTokenizer::from_spec(&file.pretokenizer).map_err(|e| bad(e.to_string()))?;
+    assemble(file).map_err(|e| bad(e.to_string()))
+}
+
+/// A tokenizer from a description an importer built in memory (tiktoken ranks, GPT-2 files, a
+/// `tokenizer.json`): unlike a file's, its errors keep their own kind (a bad pattern is a
+/// pattern error, a missing byte a configuration error) and name no file.
+pub fn from_description(text: &str) -> Result<Tokenizer> {
+    let file: File = serde_json::from_str(text).map_err(|e| Error::Format {
+        path: "<description>".into(),
+        format: "tokenmill description",
+        reason: e.to_string(),
+    })?;
+    assemble(file)
+}
+
+fn assemble(file: File) -> Result<Tokenizer> {
+    let pretokenizer = PreTokenizer::from_spec(&file.pretokenizer)?;
     let pretokenizer = if file.pretokenizer_keeps_gaps { pretokenizer.keeping_gaps() } else { pretokenizer };
     let model = match file.model {
         FileModel::Bpe {
@@ -261,7 +277,7 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
             user_defined,
             unknown_surface,
         } => {
-            let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &file.other_tokens, &bad)?;
+            let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &file.other_tokens, &Error::config)?;
             let options =
                 BpeOptions { byte_level, end_of_word_suffix, unk_token, whole_piece_first, byte_fallback, fuse_unk };
             let bpe = match (scores, merges) {
@@ -273,7 +289,7 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
                 (None, Some(merges)) => Bpe::from_merges(vocab, merges, options),
                 (None, None) => Bpe::from_ranks(vocab, options),
             }
-            .map_err(|e| bad(e.to_string()))?;
+            ?;
             Model::Bpe(bpe)
         }
         FileModel::WordPiece {
@@ -284,7 +300,7 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
             max_input_chars_per_word,
             decoder_cleanup,
         } => {
-            let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &file.other_tokens, &bad)?;
+            let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &file.other_tokens, &Error::config)?;
             let model = WordPiece::new(
                 vocab,
                 &unk_token,
@@ -292,21 +308,21 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
                 max_input_chars_per_word,
                 decoder_cleanup,
             )
-            .map_err(|e| bad(e.to_string()))?;
+            ?;
             Model::WordPiece(model)
         }
         FileModel::Unigram { tokens, far_tokens, scores, user_defined, byte_fallback, unknown_surface } => {
-            let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &file.other_tokens, &bad)?;
-            let model = Unigram::new(vocab, scores, user_defined, byte_fallback).map_err(|e| bad(e.to_string()))?;
+            let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &file.other_tokens, &Error::config)?;
+            let model = Unigram::new(vocab, scores, user_defined, byte_fallback)?;
             Model::Unigram(model.with_unknown_surface(&unknown_surface))
         }
     };
-    let mut normalizer = Normalizer::from_spec(&file.normalizer).map_err(|e| bad(e.to_string()))?;
+    let mut normalizer = Normalizer::from_spec(&file.normalizer)?;
     if let Some(spec) = file.sentencepiece_normalizer {
         normalizer = normalizer.with_sentencepiece(spec);
     }
     let mut tok = Tokenizer::new(normalizer, pretokenizer, model);
-    file.model_inputs.check(tok.vocab()).map_err(|e| bad(e.to_string()))?;
+    file.model_inputs.check(tok.vocab())?;
     tok.inputs = file.model_inputs;
     Ok(tok)
 }

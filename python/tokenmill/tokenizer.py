@@ -110,19 +110,16 @@ class Tokenizer:
             raise _core.ConfigError(f"expected a .tiktoken path or a bytes → rank mapping, not {path_or_ranks!r}")
         if special_tokens is None:
             special_tokens = tt.OPENAI_SPECIAL_TOKENS.get(pattern, {})
-        core = _core.CoreTokenizer.from_parts(
+        from tokenmill.formats import description
+
+        described = description.bpe(
             tokens=tt.token_pairs(ranks),
             merges=None,
             special_tokens=_special_pairs(special_tokens),
             pattern=pattern,
-            keep_gaps=False,
-            normalizer="none",
-            byte_level=True,
-            end_of_word_suffix=None,
-            unk_token=None,
             whole_piece_first=True,
         )
-        return cls(core)
+        return cls(description.build(described))
 
     def save_tiktoken(self, path: str | os.PathLike[str]) -> None:
         """Writes the ordinary tokens as a `.tiktoken` file (rank = id). Special tokens and the
@@ -293,13 +290,13 @@ class Tokenizer:
 
     @classmethod
     def _from_parts(cls, parts: dict[str, Any]) -> Tokenizer:
+        """A byte-level BPE tokenizer from the parts a reader of GPT-2 files or `tokenizer.json` found."""
+        from tokenmill.formats import description
+
         settings = parts.get("model_inputs")
         parts = {k: v for k, v in parts.items() if k != "model_inputs"}
         parts["special_tokens"] = _special_pairs(dict(parts["special_tokens"]))
-        try:
-            core = _core.CoreTokenizer.from_parts(byte_level=True, end_of_word_suffix=None, unk_token=None, **parts)
-        except OverflowError:
-            raise _core.FormatError(f"token ids must be between 0 and {_MAX_ID}") from None
+        core = description.build(description.bpe(**parts))
         if settings and any(settings.values()):
             import json
 
@@ -344,7 +341,9 @@ class Tokenizer:
                 if result not in kept:
                     break
                 merges.append((a, b))
-        core = _core.CoreTokenizer.from_parts(
+        from tokenmill.formats import description
+
+        described = description.bpe(
             tokens=tokens,
             merges=merges,
             special_tokens=list(specials.items()),
@@ -356,7 +355,7 @@ class Tokenizer:
             unk_token=self.unk_token,
             whole_piece_first=self._core.whole_piece_first,
         )
-        return type(self)(core)
+        return type(self)(description.build(described))
 
     # -- encoding ----------------------------------------------------------------------------
     def encode(

@@ -3,11 +3,9 @@
 use super::callback::detach_reporting;
 use super::errors::to_py;
 use crate::models::bpe::{Bpe, BpeOptions};
-use crate::normalize::Normalizer;
 use crate::pretokenize::PreTokenizer;
 use crate::serialize;
 use crate::tokenizer::{Model, SpecialSet, Tokenizer};
-use crate::vocab::Vocab;
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -301,45 +299,12 @@ impl CoreTokenizer {
         values.into_iter().map(|b| PyBytes::new(py, b)).collect()
     }
 
-    /// Builds a tokenizer from parts read by the Python format readers: `tokens` as (id, bytes)
-    /// pairs (so memory follows the number of tokens, not the largest id); `merges=None` means
-    /// the ids are ranks (tiktoken).
+    /// Builds a tokenizer from a description (the tokenmill file format's JSON) that a Python
+    /// format reader made: the one way every importer assembles a tokenizer. Errors keep their
+    /// kind (pattern, configuration), as the reader's own checks do.
     #[staticmethod]
-    #[pyo3(signature = (tokens, merges, special_tokens, pattern, keep_gaps, normalizer, byte_level,
-                        end_of_word_suffix, unk_token, whole_piece_first))]
-    #[allow(clippy::too_many_arguments)]
-    fn from_parts(
-        py: Python<'_>,
-        tokens: Vec<(u32, Vec<u8>)>,
-        merges: Option<Vec<(u32, u32)>>,
-        special_tokens: Vec<(String, u32)>,
-        pattern: &str,
-        keep_gaps: bool,
-        normalizer: &str,
-        byte_level: bool,
-        end_of_word_suffix: Option<String>,
-        unk_token: Option<String>,
-        whole_piece_first: bool,
-    ) -> PyResult<Self> {
-        let pretokenizer = PreTokenizer::from_spec(pattern).map_err(to_py)?;
-        let pretokenizer = if keep_gaps { pretokenizer.keeping_gaps() } else { pretokenizer };
-        let normalizer = Normalizer::from_spec(normalizer).map_err(to_py)?;
-        let options = BpeOptions { byte_level, end_of_word_suffix, unk_token, whole_piece_first, ..Default::default() };
-        py.detach(|| {
-            let mut vocab = Vocab::default();
-            for (id, bytes) in &tokens {
-                vocab.insert(*id, bytes)?;
-            }
-            for (text, id) in &special_tokens {
-                vocab.push_special(text, Some(*id))?;
-            }
-            let bpe = match merges {
-                Some(merges) => Bpe::from_merges(vocab, merges, options)?,
-                None => Bpe::from_ranks(vocab, options)?,
-            };
-            Ok(CoreTokenizer::new(Tokenizer::new(normalizer, pretokenizer, Model::Bpe(bpe))))
-        })
-        .map_err(to_py)
+    fn from_description(py: Python<'_>, text: &str) -> PyResult<Self> {
+        py.detach(|| serialize::from_description(text)).map(CoreTokenizer::new).map_err(to_py)
     }
 
     /// `"bpe"` or `"wordpiece"`.

@@ -126,7 +126,7 @@ def _pre_tokenizer(node: Any, where: str) -> tuple[str, bool, bool]:
 
 
 def read_tokenizer_json(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The parts of a byte-level BPE `tokenizer.json`, ready for `CoreTokenizer.from_parts`."""
+    """The parts of a byte-level BPE `tokenizer.json`, ready for `description.bpe`."""
     p = Path(path)
     data = read_json(p)
     if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
