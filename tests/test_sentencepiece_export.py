@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import pickle
 import types
+import unicodedata
 import warnings
 from pathlib import Path
 from typing import Any, Callable
@@ -345,8 +346,12 @@ def hf_agrees(pipeline: str, text: str) -> bool:
     """`text` avoids what the pipeline is known to treat differently."""
     if not single_characters(text) or any(piece in text for piece in ("<unk>", "<0x")):
         return False
-    if pipeline == "classic":  # Strip removes any Unicode whitespace at the end
-        return not text.rstrip(" ").endswith(tuple(UNICODE_WHITESPACE))
+    if pipeline == "classic":  # Strip removes any Unicode whitespace at the end (of the normalized text)
+        end = text.rstrip(" ")
+        # Control and format characters the map may delete do not hide whitespace before them.
+        while end and unicodedata.category(end[-1]) in ("Cc", "Cf") and end[-1] not in UNICODE_WHITESPACE:
+            end = end[:-1].rstrip(" ")
+        return not end.endswith(tuple(UNICODE_WHITESPACE))
     if pipeline == "native":  # WhitespaceSplit cuts at any Unicode whitespace
         return not any(c in UNICODE_WHITESPACE for c in text)
     return True

@@ -176,3 +176,15 @@ def test_call_equals_transformers_bert(bert_dir: Path, uncased) -> None:  # type
     assert sorted(ours) == sorted(theirs)
     for key in theirs:
         assert np.array_equal(ours[key], theirs[key]), key
+
+
+def test_unknown_token_is_known_as_unknown(uncased) -> None:  # type: ignore[no-untyped-def]
+    """`[UNK]` is a special token (matched in text, as in BERT) and, to the model, the unknown
+    token: `token_kind` says the latter; `[CLS]` stays special."""
+    tok, hf = uncased
+    unk = tok.token_to_id("[UNK]")
+    assert unk == hf.token_to_id("[UNK]")
+    assert tok.token_kind(unk) == "unknown"
+    assert tok.token_kind(tok.token_to_id("[CLS]")) == "special"
+    theirs = hf.encode("[UNK] \u2603\u0378", add_special_tokens=False)  # padded to 128 by the file
+    assert tok.encode("[UNK] \u2603\u0378") == [i for i, m in zip(theirs.ids, theirs.attention_mask) if m]

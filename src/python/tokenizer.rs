@@ -395,7 +395,15 @@ impl CoreTokenizer {
 
     /// What the token at `id` is: `normal`, `special`, `control`, `unknown`, `byte` or `unused`.
     fn token_kind(&self, id: u32) -> Option<&'static str> {
-        self.inner.vocab().kind(id).map(|k| k.name())
+        let kind = self.inner.vocab().kind(id)?;
+        // WordPiece's `[UNK]` (and a character-level BPE's unknown token) is also a special
+        // token, matched in text as BERT does; what it is to the model is the unknown token.
+        let unknown = match self.inner.model() {
+            Model::WordPiece(w) => Some(w.unk_id()),
+            Model::Bpe(b) => b.unk_id(),
+            Model::Unigram(u) => Some(u.unk_id()),
+        };
+        Some(if unknown == Some(id) { "unknown" } else { kind.name() })
     }
 
     /// A piece's score: a Unigram piece's log-probability, a SentencePiece BPE piece's merge

@@ -171,6 +171,11 @@ impl Bpe {
         &self.options
     }
 
+    /// The token that stands for characters outside the vocabulary (character-level models).
+    pub fn unk_id(&self) -> Option<u32> {
+        self.unk_id
+    }
+
     /// The SentencePiece parts (scores, user-defined pieces) of a model built by `from_scores`.
     pub fn sentencepiece(&self) -> Option<&SentencePieceParts> {
         self.sentencepiece.as_deref()
