@@ -943,7 +943,7 @@ class Tokenizer:
         return f"<tokenmill.Tokenizer {kind}, {self.vocab_size} tokens, pattern={self.pattern!r}>"
 
 
-_MAX_ID = 2**32 - 2
+_MAX_ID = _checks.MAX_ID
 
 
 def _text_arg(text: object) -> str:

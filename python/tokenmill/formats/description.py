@@ -15,10 +15,10 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tokenmill import _core
+from tokenmill import _checks, _core
 
 FORMAT_VERSION = 3
-_MAX_ID = 2**32 - 2
+_MAX_ID = _checks.MAX_ID
 
 
 def _id(value: object, what: str) -> int:

@@ -75,15 +75,30 @@ impl Bpe {
         }
         let skip = || p > 0.0 && (p >= 1.0 || uniform() < p);
         if self.rank_based {
-            out.extend(merge_by_heap(&symbols, |l, r| self.ranked_pair(l, r), skip, None));
-        } else if self.sentencepiece.as_ref().is_some_and(|sp| sp.has_unused()) {
-            let mut formed_from = FxHashMap::default();
-            let merged = merge_by_heap(&symbols, |l, r| self.rank(l, r), skip, Some(&mut formed_from));
-            self.resegment(&merged, &formed_from, out);
+            self.merge_heap_into(&symbols, |l, r| self.ranked_pair(l, r), skip, out);
         } else {
-            out.extend(merge_by_heap(&symbols, |l, r| self.rank(l, r), skip, None));
+            self.merge_heap_into(&symbols, |l, r| self.rank(l, r), skip, out);
         }
         Ok(())
+    }
+
+    /// Merges `symbols` with the heap and appends the result to `out`; unused pieces (in
+    /// SentencePiece models that have them) are split back by the pair that last formed them,
+    /// which only the heap's order of discovery — SentencePiece's own — tells.
+    fn merge_heap_into(
+        &self,
+        symbols: &[u32],
+        rank: impl Fn(u32, u32) -> Option<(u32, u32)>,
+        skip: impl FnMut() -> bool,
+        out: &mut Vec<u32>,
+    ) {
+        if self.sentencepiece.as_ref().is_some_and(|sp| sp.has_unused()) {
+            let mut formed_from = FxHashMap::default();
+            let merged = merge_by_heap(symbols, rank, skip, Some(&mut formed_from));
+            self.resegment(&merged, &formed_from, out);
+        } else {
+            out.extend(merge_by_heap(symbols, rank, skip, None));
+        }
     }
 
     /// A rank-based model's pair: the token spelled by the two tokens' bytes, whose id is its rank.
@@ -152,19 +167,12 @@ impl Bpe {
         if n < 2 {
             return;
         }
-        if self.sentencepiece.as_ref().is_some_and(|sp| sp.has_unused()) {
-            // Unused pieces are split back by the pair they were last formed from, which only
-            // the heap's order of discovery tells (SentencePiece's own order).
-            let mut formed_from = FxHashMap::default();
-            let merged = merge_by_heap(&out[start..], |l, r| self.rank(l, r), || false, Some(&mut formed_from));
-            out.truncate(start);
-            self.resegment(&merged, &formed_from, out);
-        } else if n <= SCAN_LIMIT {
+        let has_unused = self.sentencepiece.as_ref().is_some_and(|sp| sp.has_unused());
+        if n <= SCAN_LIMIT && !has_unused {
             self.merge_by_scan(out, start);
         } else {
-            let merged = merge_by_heap(&out[start..], |l, r| self.rank(l, r), || false, None);
-            out.truncate(start);
-            out.extend(merged);
+            let symbols = out.split_off(start);
+            self.merge_heap_into(&symbols, |l, r| self.rank(l, r), || false, out);
         }
     }
 
