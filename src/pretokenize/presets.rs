@@ -1,4 +1,5 @@
-//! Hand-written splitters for the GPT-2 (r50k), cl100k and o200k patterns.
+//! Hand-written splitters for the GPT-2 (r50k), cl100k and o200k patterns, and the open models'
+//! variants of the last two: Llama 3 and Qwen 2 (cl100k's family), Mistral's tekken (o200k's).
 //!
 //! Each `*_piece_end(text, start)` returns where the piece that the reference regex would match
 //! at `start` ends. The reference patterns (as tiktoken ships them) are:
@@ -233,6 +234,24 @@ pub fn gpt2_piece_end(text: &str, i: usize) -> usize {
 
 /// cl100k (GPT-4) pattern.
 pub fn cl100k_piece_end(text: &str, i: usize) -> usize {
+    cl100k_family::<true, true>(text, i)
+}
+
+/// Llama 3's pattern: cl100k's, except that whitespace at the end of the text is cut after its
+/// last newline (Llama 3 has no `\s++$` alternative; `\s*[\r\n]+` comes first).
+pub fn llama3_piece_end(text: &str, i: usize) -> usize {
+    cl100k_family::<true, false>(text, i)
+}
+
+/// Qwen 2's pattern (Qwen 2.5 and 3 too): Llama 3's with one digit per piece.
+pub fn qwen2_piece_end(text: &str, i: usize) -> usize {
+    cl100k_family::<false, false>(text, i)
+}
+
+/// The cl100k family; `DIGITS3`: `\p{N}{1,3}` rather than `\p{N}`; `WHOLE_END_SPACE`: the
+/// `\s++$` alternative before `\s*[\r\n]`.
+#[inline(always)]
+fn cl100k_family<const DIGITS3: bool, const WHOLE_END_SPACE: bool>(text: &str, i: usize) -> usize {
     let s = Scan::new(text);
     let (c, class, w) = s.at(i);
     // '(?i:[sdmt]|ll|ve|re)
@@ -248,9 +267,9 @@ pub fn cl100k_piece_end(text: &str, i: usize) -> usize {
     if can_prefix && s.class_at(i + w) & LETTER != 0 {
         return s.run_end(i + w, LETTER);
     }
-    // \p{N}{1,3}+
+    // \p{N}{1,3}+ or \p{N}
     if class & NUMBER != 0 {
-        return s.up_to_two_more_numbers(i + w);
+        return if DIGITS3 { s.up_to_two_more_numbers(i + w) } else { i + w };
     }
     // ` ?[^\s\p{L}\p{N}]++[\r\n]*+`
     let body = if c == ' ' { i + 1 } else { i };
@@ -258,9 +277,9 @@ pub fn cl100k_piece_end(text: &str, i: usize) -> usize {
         let j = s.other_run_end(body);
         return s.ascii_run_end(j, b"\r\n");
     }
-    // \s++$|\s*[\r\n]|\s+(?!\S)|\s
+    // \s++$|\s*[\r\n]|\s+(?!\S)|\s  (without `\s++$`: \s*[\r\n]+|\s+(?!\S)|\s+)
     let (run_end, after_newline) = s.space_run(i);
-    if run_end == s.len() {
+    if WHOLE_END_SPACE && run_end == s.len() {
         return run_end;
     }
     if let Some(j) = after_newline {
@@ -271,32 +290,43 @@ pub fn cl100k_piece_end(text: &str, i: usize) -> usize {
 
 /// o200k pattern.
 pub fn o200k_piece_end(text: &str, i: usize) -> usize {
+    o200k_family::<true, true>(text, i)
+}
+
+/// Mistral's tekken pattern: o200k's without contractions and with one digit per piece.
+pub fn tekken_piece_end(text: &str, i: usize) -> usize {
+    o200k_family::<false, false>(text, i)
+}
+
+/// The o200k family; `CONTRACTIONS`: letters may end in `'s`, `'t`, ...; `DIGITS3`:
+/// `\p{N}{1,3}` rather than `\p{N}`.
+#[inline(always)]
+fn o200k_family<const CONTRACTIONS: bool, const DIGITS3: bool>(text: &str, i: usize) -> usize {
     let s = Scan::new(text);
+    let contraction = |end: usize| if CONTRACTIONS { end + s.contraction(end, true) } else { end };
     let (c, class, w) = s.at(i);
     let can_prefix = c != '\r' && c != '\n' && class & (LETTER | NUMBER) == 0;
     let next = i + w;
     // Alternative 1, `[^\r\n\p{L}\p{N}]?[A]*[B]+(contraction)?`, with the prefix, then without.
     if can_prefix && next < s.len() {
         if let Some(end) = o200k_letters(&s, next) {
-            return end + s.contraction(end, true);
+            return contraction(end);
         }
     }
     if let Some(end) = o200k_letters(&s, i) {
-        return end + s.contraction(end, true);
+        return contraction(end);
     }
     // Alternative 2, `[^\r\n\p{L}\p{N}]?[A]+[B]*(contraction)?`. Alternative 1 failed, so no
     // lower-ish character follows the upper-ish run and `[B]*` matches nothing.
     if can_prefix && s.class_at(next) & UPPERISH != 0 {
-        let end = s.run_end(next, UPPERISH);
-        return end + s.contraction(end, true);
+        return contraction(s.run_end(next, UPPERISH));
     }
     if class & UPPERISH != 0 {
-        let end = s.run_end(i, UPPERISH);
-        return end + s.contraction(end, true);
+        return contraction(s.run_end(i, UPPERISH));
     }
-    // \p{N}{1,3}
+    // \p{N}{1,3} or \p{N}
     if class & NUMBER != 0 {
-        return s.up_to_two_more_numbers(next);
+        return if DIGITS3 { s.up_to_two_more_numbers(next) } else { next };
     }
     // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
     let body = if c == ' ' { next } else { i };

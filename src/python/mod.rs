@@ -23,5 +23,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tokenizer::split, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("PRESET_NAMES", crate::pretokenize::PRESET_NAMES.to_vec())?;
+    m.add("PRESET_PATTERNS", crate::pretokenize::preset_patterns())?;
+    m.add_function(wrap_pyfunction!(preset_for_pattern, m)?)?;
     Ok(())
+}
+
+/// The preset that splits exactly as `pattern` does, when it is spelled as one we know.
+#[pyfunction]
+fn preset_for_pattern(pattern: &str) -> Option<&'static str> {
+    crate::pretokenize::PreTokenizer::preset_for_pattern(pattern)
 }

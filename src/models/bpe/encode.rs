@@ -7,8 +7,8 @@
 
 use super::Bpe;
 use crate::error::{Error, Result};
-use std::cmp::Reverse;
 use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Below this many symbols the quadratic scan is faster than the heap.
@@ -209,7 +209,6 @@ impl Bpe {
         out.truncate(start);
         out.extend_from_slice(&symbols[..n]);
     }
-
 }
 
 /// Merges `symbols` by the pair ranks `rank(left, right) -> (rank, merged)`, lowest rank first,

@@ -106,13 +106,8 @@ impl Bpe {
                 pair_rank.insert((left, right), (rank, id));
             }
         }
-        let parts = SentencePieceParts {
-            scores,
-            user_defined,
-            frozen,
-            unused,
-            unknown_surface: unknown_surface.to_string(),
-        };
+        let parts =
+            SentencePieceParts { scores, user_defined, frozen, unused, unknown_surface: unknown_surface.to_string() };
         let mut model = Self::assemble(vocab, Vec::new(), pair_rank, options)?;
         model.sentencepiece = Some(Box::new(parts));
         Ok(model)
