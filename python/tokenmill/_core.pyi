@@ -105,6 +105,26 @@ class CoreTokenizer:
         disallowed_special: _Specials,
         num_threads: int | None = None,
     ) -> list[list[int]]: ...
+    def encode_flat(
+        self,
+        texts: list[str],
+        allowed_special: _Specials,
+        disallowed_special: _Specials,
+        separator: int | None = None,
+        id_width: int = 4,
+        num_threads: int | None = None,
+    ) -> tuple[bytes, bytes]: ...
+    def encode_column(
+        self,
+        data: bytes,
+        offsets: bytes,
+        offset_width: int,
+        allowed_special: _Specials,
+        disallowed_special: _Specials,
+        separator: int | None = None,
+        id_width: int = 4,
+        num_threads: int | None = None,
+    ) -> tuple[bytes, bytes]: ...
     def decode_bytes(self, ids: list[int]) -> bytes: ...
     def token_bytes(self, id: int) -> bytes: ...
     def token_id(self, token: bytes) -> int | None: ...
@@ -144,6 +164,7 @@ class WordCounter:
     byte_level: bool
     def __new__(cls, pattern: str, normalizer: str, special_tokens: list[str], byte_level: bool) -> WordCounter: ...
     def add_texts(self, texts: list[str]) -> None: ...
+    def add_column(self, data: bytes, offsets: bytes, offset_width: int) -> None: ...
     def add_files(
         self, paths: list[str], text_field: str | None = None, on_block: Callable[[int], object] | None = None
     ) -> int: ...

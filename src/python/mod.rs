@@ -2,6 +2,7 @@
 //! over text, and error mapping in `errors`. The Python package wraps these in friendlier classes.
 
 mod callback;
+mod columns;
 mod errors;
 mod inputs;
 mod tokenizer;

@@ -92,7 +92,7 @@ impl CoreTokenizer {
 const LONG_TEXT: usize = 1 << 20;
 
 /// `"all"` or a collection of special-token strings.
-fn special_set(value: &Bound<'_, PyAny>) -> PyResult<SpecialSet> {
+pub(super) fn special_set(value: &Bound<'_, PyAny>) -> PyResult<SpecialSet> {
     if let Ok(s) = value.cast::<PyString>() {
         return match s.extract::<String>()?.as_str() {
             "all" => Ok(SpecialSet::All),

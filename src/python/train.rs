@@ -52,7 +52,12 @@ impl WordCounter {
         }
     }
 
-    fn absorb(&self, more: WordCounts) {
+    /// Counts the words of texts (on all cores); the caller releases the GIL.
+    pub(super) fn count_texts(&self, texts: &[&str]) -> crate::error::Result<WordCounts> {
+        self.splitter.count_texts(texts)
+    }
+
+    pub(super) fn absorb(&self, more: WordCounts) {
         let mut guard = self.counts.lock().expect("counter lock");
         let counts = Arc::make_mut(&mut guard);
         let current = std::mem::take(counts);
@@ -79,7 +84,7 @@ impl WordCounter {
     /// Counts the words of a batch of texts (on all cores, without the GIL).
     fn add_texts(&self, py: Python<'_>, texts: Vec<PyBackedStr>) -> PyResult<()> {
         let texts: Vec<&str> = texts.iter().map(|t| &**t).collect();
-        let counts = py.detach(|| self.splitter.count_texts(&texts)).map_err(to_py)?;
+        let counts = py.detach(|| self.count_texts(&texts)).map_err(to_py)?;
         self.absorb(counts);
         Ok(())
     }
