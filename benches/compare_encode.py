@@ -43,11 +43,11 @@ def vocabulary_file(encoding: str) -> Path:
     return out
 
 
-def load_tokenizer(encoding: str) -> tokenmill.Tokenizer:
+def load_tokenizer(encoding: str, pattern: str | None = None) -> tokenmill.Tokenizer:
     if encoding in ("llama3", "qwen3"):
         ranks, specials = open_model_vocabulary(encoding)
-        return tokenmill.Tokenizer.from_tiktoken(ranks, pattern=PATTERNS[encoding], special_tokens=specials)
-    return tokenmill.Tokenizer.from_tiktoken(vocabulary_file(encoding), pattern=encoding)
+        return tokenmill.Tokenizer.from_tiktoken(ranks, pattern=pattern or PATTERNS[encoding], special_tokens=specials)
+    return tokenmill.Tokenizer.from_tiktoken(vocabulary_file(encoding), pattern=pattern or encoding)
 
 
 def load_documents(files: list[str], doc_bytes: int) -> list[str]:
@@ -58,7 +58,9 @@ def load_documents(files: list[str], doc_bytes: int) -> list[str]:
     return docs
 
 
-def peers(encoding: str, tok: tokenmill.Tokenizer) -> dict[str, Encoder]:
+def peers(encoding: str, tok: tokenmill.Tokenizer, pattern: str | None) -> dict[str, Encoder]:
+    """tokenmill and each installed peer, all splitting with `pattern` (or the encoding's own);
+    with a pattern of the user's, only the peers that take one (tiktoken, Hugging Face)."""
     found: dict[str, Encoder] = {"tokenmill": tok.encode_ordinary}
     try:
         import tiktoken
@@ -69,7 +71,7 @@ def peers(encoding: str, tok: tokenmill.Tokenizer) -> dict[str, Encoder]:
         else:
             ranks = load_tiktoken_bpe(str(vocabulary_file(encoding)))
         found["tiktoken"] = tiktoken.Encoding(
-            encoding, pat_str=PATTERNS[encoding], mergeable_ranks=ranks, special_tokens=tok.special_tokens
+            encoding, pat_str=pattern or PATTERNS[encoding], mergeable_ranks=ranks, special_tokens=tok.special_tokens
         ).encode_ordinary
     except ImportError:
         pass
@@ -82,6 +84,8 @@ def peers(encoding: str, tok: tokenmill.Tokenizer) -> dict[str, Encoder]:
         found["hf-tokenizers"] = lambda text: hf.encode(text, add_special_tokens=False).ids
     except ImportError:
         pass
+    if pattern:
+        return found
     try:
         import quicktok
 
@@ -117,18 +121,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="+")
     parser.add_argument("--encoding", default="cl100k_base", choices=sorted(PATTERNS))
+    parser.add_argument("--pattern", help="split with this regex instead of the encoding's own")
     parser.add_argument("--doc-bytes", type=int, default=4096)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    tok = load_tokenizer(args.encoding)
+    tok = load_tokenizer(args.encoding, args.pattern)
     docs = load_documents(args.files, args.doc_bytes)
     total = sum(len(d.encode("utf-8")) for d in docs)
-    encoders = peers(args.encoding, tok)
+    encoders = peers(args.encoding, tok, args.pattern)
     reference = encoders.get("tiktoken", encoders["tokenmill"])
     expected = [reference(d) for d in docs]
     print(
-        f"{args.encoding}, {len(docs)} documents of ~{args.doc_bytes} bytes, {total / 1e6:.1f} MB, "
+        f"{args.encoding}{f', pattern {args.pattern!r}' if args.pattern else ''}, {len(docs)} documents "
+        f"of ~{args.doc_bytes} bytes, {total / 1e6:.1f} MB, "
         f"{os.cpu_count()} cores; best of {args.repeat}"
     )
     rates = throughputs(encoders, docs, total, args.repeat)

@@ -245,3 +245,42 @@ def test_bad_tiktoken_files(tmp_path: Path) -> None:
         tokenmill.Tokenizer.from_tiktoken(good, pattern="(unclosed")
     with pytest.raises(tokenmill.ConfigError, match="lacks the single byte"):
         tokenmill.Tokenizer.from_tiktoken({b"a": 0}, pattern="cl100k")
+
+
+# Split patterns of the user's own (not presets): tokenmill runs them on a DFA engine, with
+# GPT-2's `\s+(?!\S)` look-ahead handled outside it; tiktoken runs them on a backtracking one.
+USER_PATTERNS = [
+    # DeepSeek V3's word pattern, with its CJK and number rules folded in as alternatives.
+    r"\p{N}{1,3}|[一-龥぀-ゟ゠-ヿ]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+",
+    # Llama 3's with four-digit numbers.
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,4}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+",
+    # The look-ahead first, and text left between matches (dropped, as tiktoken drops it).
+    r"\s+(?!\S)|[A-Za-z]+|\d",
+    # Possessive and a look-behind: the backtracking engine, in both libraries.
+    r"\p{L}++|(?<=\d)\d|\s",
+]
+
+
+@pytest.fixture(scope="module", params=USER_PATTERNS)
+def user_pair(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+
+    ranks = load_tiktoken_bpe(str(vocabulary_path("cl100k_base")))
+    tok = tokenmill.Tokenizer.from_tiktoken(ranks, pattern=request.param, special_tokens={})
+    return tok, tiktoken.Encoding("user", pat_str=request.param, mergeable_ranks=ranks, special_tokens={})
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(TRICKY, max_size=30).map("".join))
+def test_user_patterns_equal_tiktoken(user_pair, text: str) -> None:  # type: ignore[no-untyped-def]
+    tok, enc = user_pair
+    assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
+
+
+def test_user_patterns_on_real_text(user_pair, multilingual_text: str, stdlib_text: str) -> None:  # type: ignore[no-untyped-def]
+    tok, enc = user_pair
+    for text in [multilingual_text, stdlib_text[:300_000], *machine_texts()[:20]]:
+        assert tok.encode_ordinary(text) == enc.encode_ordinary(text)

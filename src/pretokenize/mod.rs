@@ -10,6 +10,7 @@
 
 mod classes;
 mod presets;
+mod user_regex;
 
 use crate::error::{Error, Result};
 use classes::SPACE;
@@ -106,7 +107,7 @@ pub enum PreTokenizer {
     /// `Split` with `Isolated`); without, that text is dropped (tiktoken).
     Regex {
         pattern: String,
-        regex: Box<fancy_regex::Regex>,
+        engine: std::sync::Arc<user_regex::Engine>,
         keep_gaps: bool,
     },
 }
@@ -147,9 +148,9 @@ impl PreTokenizer {
             }
             "" => return Err(Error::Pattern { pattern: String::new(), reason: "the pattern is empty".into() }),
             _ => {
-                let regex = fancy_regex::Regex::new(spec)
-                    .map_err(|e| Error::Pattern { pattern: spec.to_string(), reason: e.to_string() })?;
-                PreTokenizer::Regex { pattern: spec.to_string(), regex: Box::new(regex), keep_gaps: false }
+                let engine = user_regex::Engine::new(spec)
+                    .map_err(|reason| Error::Pattern { pattern: spec.to_string(), reason })?;
+                PreTokenizer::Regex { pattern: spec.to_string(), engine: std::sync::Arc::new(engine), keep_gaps: false }
             }
         })
     }
@@ -182,7 +183,7 @@ impl PreTokenizer {
     /// The same user regex, but the text between matches becomes pieces too.
     pub fn keeping_gaps(self) -> Self {
         match self {
-            PreTokenizer::Regex { pattern, regex, .. } => PreTokenizer::Regex { pattern, regex, keep_gaps: true },
+            PreTokenizer::Regex { pattern, engine, .. } => PreTokenizer::Regex { pattern, engine, keep_gaps: true },
             other => other,
         }
     }
@@ -227,7 +228,7 @@ impl PreTokenizer {
     pub fn pieces_keep_whitespace(&self) -> bool {
         match self {
             PreTokenizer::Whitespace | PreTokenizer::Bert => false,
-            PreTokenizer::Regex { regex, keep_gaps: false, .. } => regex.is_match(" ").unwrap_or(false),
+            PreTokenizer::Regex { engine, keep_gaps: false, .. } => engine.matches_a_space(),
             _ => true,
         }
     }
@@ -304,18 +305,18 @@ impl PreTokenizer {
                 }
                 return Ok(());
             }
-            PreTokenizer::Regex { pattern, regex, keep_gaps } => {
+            PreTokenizer::Regex { pattern, engine, keep_gaps } => {
                 let mut last = 0;
-                for m in regex.find_iter(text) {
-                    let m = m.map_err(|e| Error::Pattern { pattern: pattern.clone(), reason: e.to_string() })?;
-                    if *keep_gaps && m.start() > last {
-                        f(&text[last..m.start()])?;
+                engine.for_each_match(pattern, text, |start, end| {
+                    if *keep_gaps && start > last {
+                        f(&text[last..start])?;
                     }
-                    if !m.as_str().is_empty() {
-                        f(m.as_str())?;
+                    if end > start {
+                        f(&text[start..end])?;
                     }
-                    last = m.end();
-                }
+                    last = end;
+                    Ok(())
+                })?;
                 if *keep_gaps && last < text.len() {
                     f(&text[last..])?;
                 }
