@@ -141,11 +141,15 @@ def main() -> None:
     for name, encode in encoders.items():
         exact = all(encode(d) == e for d, e in zip(docs, expected))
         print(f"  {name:<14} {rates[name]:7.1f} MB/s  {'exact' if exact else 'DIFFERS from tiktoken'}")
-    for threads in (1, 2):
-        start = time.perf_counter()
-        tok.encode_ordinary_batch(docs, num_threads=threads)
-        rate = total / (time.perf_counter() - start) / 1e6
-        print(f"  tokenmill encode_batch, {threads} thread(s): {rate:7.1f} MB/s")
+    batch = throughputs(
+        {f"{n} thread(s)": lambda _, n=n: tok.encode_ordinary_batch(docs, num_threads=n) for n in (1, 2)},
+        [""],
+        total,
+        args.repeat,
+    )
+    for name, rate in batch.items():
+        print(f"  tokenmill encode_batch, {name}: {rate:7.1f} MB/s")
+    print(f"  encode_batch 2 threads / 1 thread: {batch['2 thread(s)'] / batch['1 thread(s)']:.2f}x")
     ours = rates["tokenmill"]
     print("  tokenmill / peer: " + ", ".join(f"{n} {ours / r:.2f}x" for n, r in rates.items() if n != "tokenmill"))
 
