@@ -110,3 +110,22 @@ def test_importing_a_prefix_space_after_a_split_is_refused(tmp_path: Path) -> No
     hf.save(str(path))
     with pytest.raises(tokenmill.FormatError, match="add_prefix_space after a Split"):
         tokenmill.Tokenizer.from_huggingface(path)
+
+
+def test_importing_a_chain_of_splits_is_refused(tmp_path: Path) -> None:
+    # DeepSeek's files cut the text with three Splits in turn; keeping only the last would
+    # split differently from Hugging Face, so the file is refused instead.
+    from tokenizers import Regex, models, pre_tokenizers
+
+    hf = HFTokenizer(models.BPE(vocab={"a": 0}, merges=[]))
+    hf.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(r"\p{N}{1,3}"), behavior="isolated"),
+            pre_tokenizers.Split(Regex(r"\s+|\S+"), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    path = tmp_path / "t.json"
+    hf.save(str(path))
+    with pytest.raises(tokenmill.FormatError, match="several Split"):
+        tokenmill.Tokenizer.from_huggingface(path)

@@ -108,6 +108,9 @@ def _pre_tokenizer(node: Any, where: str) -> tuple[str, bool, bool]:
             regex = step.get("pattern", {}).get("Regex")
             if regex is None:
                 raise _core.FormatError(f"{where}: Split on a literal string is not supported")
+            if pattern != "none":
+                # Each Split cuts the pieces of the one before (DeepSeek's files chain three).
+                raise _core.FormatError(f"{where}: a Sequence of several Split pre-tokenizers is not supported")
             behavior, invert = step.get("behavior"), step.get("invert", False)
             if behavior == "Isolated" and not invert:
                 preset = preset_for_pattern(regex)
