@@ -20,6 +20,9 @@ LLAMA3 = PRESET_PATTERNS["llama3"]
 QWEN2 = PRESET_PATTERNS["qwen2"]
 TEKKEN = PRESET_PATTERNS["tekken"]
 
+# Splits applied in turn (each to the pieces of the one before): this prefix and a JSON list.
+CHAIN_PREFIX = "chain:"
+
 # Oniguruma (Hugging Face's regex engine) reads `{1,3}+` as "one or more runs of 1-3", not as a
 # possessive quantifier; nothing follows it in its alternative, so the plain form is equivalent.
 CL100K_ONIGURUMA = CL100K.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")

@@ -110,7 +110,14 @@ pub enum PreTokenizer {
         engine: std::sync::Arc<user_regex::Engine>,
         keep_gaps: bool,
     },
+    /// Splits applied in turn, each to the pieces of the one before, text between matches kept
+    /// (Hugging Face's `Sequence` of `Split`s with `Isolated`, as DeepSeek's files have). Spelled
+    /// `chain:` and a JSON list of the patterns.
+    Chain(Vec<PreTokenizer>),
 }
+
+/// How a chain of splits is spelled: this prefix, then a JSON list of patterns.
+pub const CHAIN_PREFIX: &str = "chain:";
 
 impl PreTokenizer {
     /// A preset by name (`gpt2`/`r50k_base`/`p50k_base`, `cl100k`/`cl100k_base`, `o200k`/`o200k_base`,
@@ -119,6 +126,19 @@ impl PreTokenizer {
     pub fn from_spec(spec: &str) -> Result<Self> {
         if let Some(name) = Self::preset_for_pattern(spec) {
             return Self::from_spec(name);
+        }
+        if let Some(list) = spec.strip_prefix(CHAIN_PREFIX) {
+            let bad = |reason: String| Error::Pattern { pattern: spec.to_string(), reason };
+            let patterns: Vec<String> = serde_json::from_str(list)
+                .map_err(|e| bad(format!("after {CHAIN_PREFIX:?} comes a JSON list of patterns: {e}")))?;
+            if patterns.len() < 2 {
+                return Err(bad("a chain needs at least two patterns".into()));
+            }
+            let parts = patterns.iter().map(|p| Ok(Self::from_spec(p)?.keeping_gaps())).collect::<Result<Vec<_>>>()?;
+            if let Some(p) = parts.iter().find(|p| !p.is_lossless()) {
+                return Err(bad(format!("{:?} drops text; a chain takes regexes and lossless presets", p.spec())));
+            }
+            return Ok(PreTokenizer::Chain(parts));
         }
         Ok(match spec {
             "gpt2" | "r50k" | "r50k_base" | "p50k" | "p50k_base" | "p50k_edit" => PreTokenizer::Gpt2,
@@ -163,8 +183,13 @@ impl PreTokenizer {
     }
 
     /// The name or pattern that `from_spec` turns back into this pre-tokenizer.
-    pub fn spec(&self) -> &str {
-        match self {
+    pub fn spec(&self) -> std::borrow::Cow<'_, str> {
+        if let PreTokenizer::Chain(parts) = self {
+            let patterns: Vec<String> = parts.iter().map(|p| p.spec().into_owned()).collect();
+            let list = serde_json::to_string(&patterns).expect("strings serialize");
+            return format!("{CHAIN_PREFIX}{list}").into();
+        }
+        std::borrow::Cow::Borrowed(match self {
             PreTokenizer::Gpt2 => "gpt2",
             PreTokenizer::Cl100k => "cl100k",
             PreTokenizer::O200k => "o200k",
@@ -177,7 +202,8 @@ impl PreTokenizer {
             PreTokenizer::Metaspace { suffix: true } => "metaspace_suffix",
             PreTokenizer::None => "none",
             PreTokenizer::Regex { pattern, .. } => pattern,
-        }
+            PreTokenizer::Chain(_) => unreachable!("spelled above"),
+        })
     }
 
     /// The same user regex, but the text between matches becomes pieces too.
@@ -201,7 +227,11 @@ impl PreTokenizer {
             PreTokenizer::Llama3 => Some(LLAMA3_PATTERN),
             PreTokenizer::Qwen2 => Some(QWEN2_PATTERN),
             PreTokenizer::Tekken => Some(TEKKEN_PATTERN),
-            PreTokenizer::Whitespace | PreTokenizer::Bert | PreTokenizer::Metaspace { .. } | PreTokenizer::None => None,
+            PreTokenizer::Whitespace
+            | PreTokenizer::Bert
+            | PreTokenizer::Metaspace { .. }
+            | PreTokenizer::None
+            | PreTokenizer::Chain(_) => None,
             PreTokenizer::Regex { pattern, .. } => Some(pattern),
         }
     }
@@ -220,6 +250,7 @@ impl PreTokenizer {
                 | PreTokenizer::Metaspace { .. }
                 | PreTokenizer::None
                 | PreTokenizer::Regex { keep_gaps: true, .. }
+                | PreTokenizer::Chain(_)
         )
     }
 
@@ -244,6 +275,7 @@ impl PreTokenizer {
     /// ```
     pub fn for_each_piece<'t>(&self, text: &'t str, mut f: impl FnMut(&'t str) -> Result<()>) -> Result<()> {
         let piece_end: fn(&str, usize) -> usize = match self {
+            PreTokenizer::Chain(parts) => return chain_pieces(parts, text, &mut f),
             PreTokenizer::Gpt2 => presets::gpt2_piece_end,
             PreTokenizer::Cl100k => presets::cl100k_piece_end,
             PreTokenizer::O200k => presets::o200k_piece_end,
@@ -344,6 +376,14 @@ impl PreTokenizer {
     }
 }
 
+/// The pieces of `text` cut by each of `parts` in turn.
+fn chain_pieces<'t>(parts: &[PreTokenizer], text: &'t str, f: &mut dyn FnMut(&'t str) -> Result<()>) -> Result<()> {
+    match parts.split_first() {
+        None => f(text),
+        Some((first, rest)) => first.for_each_piece(text, |piece| chain_pieces(rest, piece, f)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,6 +429,16 @@ mod tests {
         assert_eq!(p.split("ab▁c").unwrap(), ["ab", "▁c"]);
         let p = PreTokenizer::from_spec("metaspace_suffix").unwrap();
         assert_eq!(p.split("hello▁▁world▁x").unwrap(), ["hello▁", "▁", "world▁", "x"]);
+    }
+
+    #[test]
+    fn a_chain_cuts_the_pieces_of_each_split_again() {
+        let chain = PreTokenizer::from_spec(r#"chain:["\\p{N}{1,3}", "[一-龥]+", "llama3"]"#).unwrap();
+        assert_eq!(chain.split("ab12345 中文x").unwrap(), ["ab", "123", "45", " ", "中文", "x"]);
+        assert_eq!(PreTokenizer::from_spec(&chain.spec()).unwrap().split("a中1").unwrap(), ["a", "中", "1"]);
+        for bad in ["chain:[]", r#"chain:["x"]"#, "chain:nope", r#"chain:["x", "whitespace"]"#, r#"chain:["x", "("]"#] {
+            assert!(matches!(PreTokenizer::from_spec(bad), Err(Error::Pattern { .. })), "{bad}");
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ from typing import Any
 
 from tokenmill import _core, model_inputs
 from tokenmill._files import write_atomically
-from tokenmill.pretokenize_patterns import ONIGURUMA_PATTERNS, preset_for_pattern
+from tokenmill.pretokenize_patterns import CHAIN_PREFIX, ONIGURUMA_PATTERNS, preset_for_pattern
 
 
 def _byte_to_char() -> list[str]:
@@ -91,6 +91,9 @@ def _pre_tokenizer(node: Any, where: str) -> tuple[str, bool, bool]:
     if node is None:
         raise _core.FormatError(f"{where}: no pre_tokenizer; only byte-level BPE files are supported")
     steps = node["pretokenizers"] if node.get("type") == "Sequence" else [node]
+    splits = [step for step in steps if step.get("type") == "Split"]
+    if len(splits) > 1:
+        return _chain(steps, splits, where)
     pattern, keep_gaps, prefix, byte_level = "none", False, False, False
     for step in steps:
         kind = step.get("type")
@@ -108,9 +111,6 @@ def _pre_tokenizer(node: Any, where: str) -> tuple[str, bool, bool]:
             regex = step.get("pattern", {}).get("Regex")
             if regex is None:
                 raise _core.FormatError(f"{where}: Split on a literal string is not supported")
-            if pattern != "none":
-                # Each Split cuts the pieces of the one before (DeepSeek's files chain three).
-                raise _core.FormatError(f"{where}: a Sequence of several Split pre-tokenizers is not supported")
             behavior, invert = step.get("behavior"), step.get("invert", False)
             if behavior == "Isolated" and not invert:
                 preset = preset_for_pattern(regex)
@@ -126,6 +126,25 @@ def _pre_tokenizer(node: Any, where: str) -> tuple[str, bool, bool]:
     if not byte_level:
         raise _core.FormatError(f"{where}: no ByteLevel step; only byte-level BPE files are supported")
     return pattern, keep_gaps, prefix
+
+
+def _chain(steps: list[Any], splits: list[Any], where: str) -> tuple[str, bool, bool]:
+    """Several Splits in a row (DeepSeek's files have three), each cutting the pieces of the one
+    before: tokenmill's `chain:` pre-tokenizer. Only Isolated splits, before a ByteLevel step
+    without its own regex or prefix space."""
+    if [s.get("type") for s in steps] != ["Split"] * len(splits) + ["ByteLevel"]:
+        kinds = [s.get("type") for s in steps]
+        raise _core.FormatError(f"{where}: pre-tokenizers {kinds} are not supported (Splits, then ByteLevel)")
+    byte_level = steps[-1]
+    if byte_level.get("use_regex", True) or byte_level.get("add_prefix_space", False):
+        raise _core.FormatError(f"{where}: ByteLevel after several Splits must have use_regex and add_prefix_space off")
+    patterns = []
+    for split in splits:
+        regex = split.get("pattern", {}).get("Regex")
+        if regex is None or split.get("behavior") != "Isolated" or split.get("invert", False):
+            raise _core.FormatError(f"{where}: in a chain of Splits, each must be an Isolated regex: {split}")
+        patterns.append(preset_for_pattern(regex) or regex)
+    return CHAIN_PREFIX + json.dumps(patterns, ensure_ascii=False, separators=(",", ":")), False, False
 
 
 def read_tokenizer_json(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -263,6 +282,10 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
     pre: list[dict[str, Any]] = []
     if pattern == "whitespace":
         pre.append({"type": "WhitespaceSplit"})
+    elif pattern.startswith(CHAIN_PREFIX):
+        for part in json.loads(pattern[len(CHAIN_PREFIX) :]):
+            regex = ONIGURUMA_PATTERNS.get(part, part)
+            pre.append({"type": "Split", "pattern": {"Regex": regex}, "behavior": "Isolated", "invert": False})
     elif pattern != "none":
         regex = ONIGURUMA_PATTERNS.get(pattern, pattern)
         isolated = pattern in ONIGURUMA_PATTERNS or core.keeps_gaps
