@@ -1,7 +1,7 @@
 """Counting tokens: the one place every analysis encodes text, so it can move into Rust whole.
 
-Today it calls the Rust encoder on Python threads (each call releases the GIL) and adds ids up
-with numpy's `bincount` (or a `Counter` without numpy). Special-token text counts as ordinary
+The Rust encoder runs the batch on its threads into one flat id buffer, and numpy's `bincount`
+adds the ids up (without numpy: lists of ids and a `Counter`). Special-token text counts as ordinary
 text: an analysis measures what text costs, and text is not a prompt template.
 
 >>> ids, tokens = count_ids(tok, ["hello world", "hello"])   # doctest: +SKIP
@@ -11,17 +11,11 @@ text: an analysis measures what text costs, and text is not a prompt template.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from tokenmill.tokenizer import Tokenizer
-
-
-def _threads(num_threads: int | None) -> int:
-    return max(1, num_threads or os.cpu_count() or 1)
 
 
 class IdCounter:
@@ -58,16 +52,13 @@ class IdCounter:
             self.total += sum(lengths)
             return lengths
         np = self._np
-
-        def encode(text: str) -> Any:
-            return self.tok.encode_to_numpy(text, allowed_special=(), disallowed_special=())
-
-        with ThreadPoolExecutor(_threads(self.num_threads)) as pool:
-            arrays = list(pool.map(encode, texts))
-        if arrays:
-            self._array += np.bincount(np.concatenate(arrays), minlength=self.size)[: self.size]
-        lengths = [len(a) for a in arrays]
-        self.total += sum(lengths)
+        # One flat buffer of ids from the Rust threads: no Python int per token.
+        flat, per_text = self.tok._core.encode_flat(list(texts), (), (), num_threads=self.num_threads)
+        ids = np.frombuffer(flat, dtype="<u4")
+        if len(ids):
+            self._array += np.bincount(ids, minlength=self.size)[: self.size]
+        lengths = np.frombuffer(per_text, dtype="<u8").tolist()
+        self.total += int(ids.size)
         return lengths
 
     def counts(self) -> list[int]:
@@ -85,14 +76,6 @@ def count_ids(tok: Tokenizer, texts: Sequence[str], *, num_threads: int | None =
 
 
 def token_lengths(tok: Tokenizer, texts: Sequence[str], *, num_threads: int | None = None) -> list[int]:
-    """Tokens in each text, without counting ids."""
-    try:
-        import numpy  # noqa: F401 - the array path has no Python list per token
-    except ImportError:
-        return [len(ids) for ids in tok.encode_ordinary_batch(list(texts), num_threads=num_threads)]
-
-    def length(text: str) -> int:
-        return len(tok.encode_to_numpy(text, allowed_special=(), disallowed_special=()))
-
-    with ThreadPoolExecutor(_threads(num_threads)) as pool:
-        return list(pool.map(length, texts))
+    """Tokens in each text, without counting ids (and with no Python int per token)."""
+    _, per_text = tok._core.encode_flat(list(texts), (), (), num_threads=num_threads)
+    return [int.from_bytes(per_text[i : i + 8], "little") for i in range(0, len(per_text), 8)]
