@@ -14,11 +14,11 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 pytest.importorskip("ray")
 
+from ray_cluster import is_loopback, listening_sockets  # noqa: E402
+
 import tokenmill  # noqa: E402
 from tokenmill import ConfigError, FormatError, WordCounts, count_words  # noqa: E402
 from tokenmill.distributed import count_words_on_ray, ray_get  # noqa: E402
-
-from ray_cluster import is_loopback, listening_sockets  # noqa: E402
 
 
 def _documents(stdlib_text: str, n: int, size: int = 2000) -> list[str]:
