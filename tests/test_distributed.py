@@ -171,3 +171,25 @@ def test_word_counts_pickle_as_their_saved_bytes(tmp_path, stdlib_text):
     assert os.path.getsize(tmp_path / "c.counts") < len(pickle.dumps(counts)) + 100
     assert counts != count_words(iter([stdlib_text[:20_000]]), pattern="gpt2")
     assert isinstance(Path, object)
+
+
+def test_token_shards_written_on_the_cluster_equal_one_machine(ray_cluster, shards, tmp_path):
+    from tokenmill.distributed import encode_corpus_on_ray
+    from tokenmill.shards import encode_corpus
+
+    files = sorted(shards.glob("*.parquet")) + sorted(shards.glob("*.jsonl"))
+    counts = count_words(files, text_field="text", special_tokens=["<|endoftext|>"])
+    tok = tokenmill.train_bpe(counts, vocab_size=400, special_tokens=["<|endoftext|>"])
+    local = encode_corpus(files, tok, tmp_path / "local", text_field="text", sequence_length=128, show_progress=False)
+    on_ray = encode_corpus_on_ray(
+        files, tok, tmp_path / "ray", text_field="text", sequence_length=128, show_progress=False
+    )
+    assert on_ray == local and local["documents"] == 200
+    names = sorted(p.name for p in (tmp_path / "local").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "ray").iterdir())
+    for name in names:
+        assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
+    # Run again: every shard is complete, nothing is encoded or rewritten.
+    before = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "ray").iterdir() if p.suffix != ".json"}
+    assert encode_corpus_on_ray(files, tok, tmp_path / "ray", text_field="text", sequence_length=128) == local
+    assert before == {p.name: p.stat().st_mtime_ns for p in (tmp_path / "ray").iterdir() if p.suffix != ".json"}

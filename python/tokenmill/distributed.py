@@ -1,5 +1,7 @@
-"""Counting words on a Ray cluster (``pip install 'tokenmill[ray]'``): one task per shard with
-tokenmill's Rust counter, then a tree of merge tasks, each pruning to the memory budget.
+"""Counting words and writing token shards on a Ray cluster (``pip install 'tokenmill[ray]'``).
+
+Counting: one task per shard with tokenmill's Rust counter, then a tree of merge tasks, each
+pruning to the memory budget. Token shards (`encode_corpus_on_ray`): one task per input file.
 
 The plan people use on large corpora — count on the cluster, train on one machine:
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ from tokenmill.columns import DEFAULT_COLUMN, column_buffers
 from tokenmill.corpus import resolve_files
 from tokenmill.counting import WordCounts, count_words, parse_size
 from tokenmill.progress import Progress
+from tokenmill.tokenizer import Tokenizer
 
 _CONNECT_TIMEOUT_SECONDS = 10.0
 
@@ -332,3 +335,70 @@ def _count_arrow(batch: Any, column: str, config: dict[str, Any], budget: int | 
         words, mass = counter.prune_to(budget * 3 // 4)
     saved = WordCounts(counter).to_bytes()
     return pa.table({"counts": [saved], "dropped_words": [words], "dropped_count": [mass]})
+
+
+def encode_corpus_on_ray(
+    corpus: object,
+    tokenizer: Tokenizer,
+    output_dir: str | os.PathLike[str],
+    *,
+    text_field: str | None = None,
+    end_of_document: int | str | None = None,
+    allowed_special: str | Collection[str] = (),
+    sequence_length: int | None = None,
+    overwrite: bool = False,
+    address: str | None = None,
+    cpus_per_task: int = 1,
+    max_retries: int = 3,
+    runtime_env: dict[str, Any] | None = None,
+    show_progress: bool | None = None,
+) -> dict[str, Any]:
+    """`tokenmill.shards.encode_corpus` on a Ray cluster: one task per input file, each writing
+    its shard into `output_dir` (which every node must see: a shared file system) on
+    `cpus_per_task` threads; the driver records each finished shard in the manifest. The files
+    are the same, byte for byte, as one machine writes, and an interrupted run resumes the same way.
+
+    >>> encode_corpus_on_ray("/data/*.parquet", tok, "/shared/tokens")   # doctest: +SKIP
+    """
+    from tokenmill import shards
+
+    settings = shards.settings_for(tokenizer, end_of_document, sequence_length, text_field, allowed_special)
+    _checks.count("cpus_per_task", cpus_per_task, minimum=1, maximum=4096)
+    _checks.count("max_retries", max_retries, maximum=100)
+    files = resolve_files(corpus)
+    if files is None:
+        raise _core.ConfigError(
+            "encode_corpus_on_ray takes files (paths, globs or directories every node can read), "
+            f"not {type(corpus).__name__}"
+        )
+    out = shards.prepare_output(output_dir, settings, overwrite)
+    manifest = shards.read_manifest(out, settings) if not overwrite else None
+    parts = shards.file_parts(files)
+    entries = dict(shards.completed(out, manifest, parts))
+    ray = connect(address)
+    options: dict[str, Any] = {"max_retries": max_retries, "retry_exceptions": False, "num_cpus": cpus_per_task}
+    if runtime_env is not None:
+        options["runtime_env"] = runtime_env
+    encode = ray.remote(_encode_shard).options(**options)
+    tok_ref = ray.put(tokenizer)
+    pending = [
+        encode.remote(part, tok_ref, settings, os.path.abspath(out), cpus_per_task)
+        for part in parts
+        if part.index not in entries
+    ]
+    with Progress("encoding", None, "tokens", show_progress) as bar:
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1, timeout=1.0)
+            for ref in ready:
+                entry = ray_get(ray, ref)
+                entries[entry["index"]] = entry
+                shards.write_manifest(out, settings, entries, complete=False)
+                bar.update(entry["tokens"])
+    return shards.write_manifest(out, settings, entries, complete=True)
+
+
+def _encode_shard(part: Any, tokenizer: Tokenizer, settings: Any, out: str, threads: int) -> dict[str, Any]:
+    from tokenmill import shards
+
+    with reporting_errors():
+        return shards.encode_part(part, tokenizer, settings, Path(out), threads)
