@@ -38,7 +38,7 @@ def _confine_environment() -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, path) if p)
 
 
-def start_loopback_cluster(nodes: int = 2):
+def start_loopback_cluster(nodes: int = 2, object_store_memory: int | None = None):
     """Starts the head and `nodes - 1` more nodes and connects this process; returns
     (cluster, ray)."""
     _confine_environment()
@@ -48,10 +48,13 @@ def start_loopback_cluster(nodes: int = 2):
 
     constants.ENABLE_RAY_CLUSTER = False  # if ray was imported before the variable was set
     start = time.monotonic()
-    cluster = Cluster(initialize_head=True, head_node_args=dict(NODE_ARGS, dashboard_host=LOOPBACK))
+    node_args = dict(NODE_ARGS)
+    if object_store_memory is not None:
+        node_args["object_store_memory"] = object_store_memory
+    cluster = Cluster(initialize_head=True, head_node_args=dict(node_args, dashboard_host=LOOPBACK))
     try:
         for _ in range(nodes - 1):
-            cluster.add_node(**NODE_ARGS)
+            cluster.add_node(**node_args)
         ray.init(address=cluster.address, logging_level="warning", include_dashboard=None)
         cluster.wait_for_nodes(timeout=START_TIMEOUT_SECONDS - (time.monotonic() - start))
     except BaseException:
@@ -102,6 +105,20 @@ def _address(hex_address: str) -> str:
     # /proc/net/tcp6 holds four little-endian 32-bit words.
     words = b"".join(host[i : i + 4][::-1] for i in range(0, 16, 4))
     return socket.inet_ntop(socket.AF_INET6, words)
+
+
+def peak_memory() -> list[tuple[int, str, int]]:
+    """(pid, name, peak resident bytes) of this process and every process it started."""
+    found = []
+    for pid in sorted(_descendants(os.getpid())):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if "VmHWM" in fields:
+            found.append((pid, fields["Name"].strip(), int(fields["VmHWM"].split()[0]) * 1024))
+    return found
 
 
 def listening_sockets() -> list[tuple[int, str]]:

@@ -176,7 +176,26 @@ def _dataset_batches(dataset: Any, column: str) -> Iterator[Any]:
 
 def count_column_batches(counter: _core.WordCounter, batches: Iterator[Any]) -> Iterator[int]:
     """Counts each batch; yields the bytes of text of each as it goes (for progress)."""
-    for array in batches:
-        data, offsets, width = column_buffers(array)
+    for data, offsets, width in prefetched_buffers(batches):
         counter.add_column(data, offsets, width)
         yield len(data)
+
+
+def prefetched_buffers(batches: Iterator[Any]) -> Iterator[tuple[bytes, bytes, int]]:
+    """`column_buffers` of each batch, the next one read and decoded on a second thread while
+    the caller works on this one (Arrow and the Rust calls both release the GIL, so the reading
+    fills the moments the counting threads wait on their serial merge)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def take() -> tuple[bytes, bytes, int] | None:
+        array = next(batches, None)
+        return None if array is None else column_buffers(array)
+
+    with ThreadPoolExecutor(1, thread_name_prefix="tokenmill-read") as pool:
+        ahead = pool.submit(take)
+        while True:
+            item = ahead.result()
+            if item is None:
+                return
+            ahead = pool.submit(take)
+            yield item
