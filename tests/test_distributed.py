@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import time
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +15,7 @@ pytest.importorskip("ray")
 from ray_cluster import is_loopback, listening_sockets  # noqa: E402
 
 import tokenmill  # noqa: E402
-from tokenmill import ConfigError, FormatError, WordCounts, count_words  # noqa: E402
+from tokenmill import ConfigError, FormatError, count_words  # noqa: E402
 from tokenmill.distributed import count_words_on_ray, ray_get  # noqa: E402
 
 
@@ -159,18 +157,6 @@ def test_other_inputs_are_refused_before_the_cluster_is_asked(shards):
         count_words_on_ray(iter(["some text"]))
     with pytest.raises(tokenmill.PatternError):
         count_words_on_ray(shards / "part0.txt", pattern="(unclosed")
-
-
-def test_word_counts_pickle_as_their_saved_bytes(tmp_path, stdlib_text):
-    import pickle
-
-    counts = count_words(iter([stdlib_text[:20_000]]))
-    counts.save(tmp_path / "c.counts")
-    assert counts.to_bytes() == (tmp_path / "c.counts").read_bytes()
-    assert pickle.loads(pickle.dumps(counts)) == counts == WordCounts.from_bytes(counts.to_bytes())
-    assert os.path.getsize(tmp_path / "c.counts") < len(pickle.dumps(counts)) + 100
-    assert counts != count_words(iter([stdlib_text[:20_000]]), pattern="gpt2")
-    assert isinstance(Path, object)
 
 
 def test_token_shards_written_on_the_cluster_equal_one_machine(ray_cluster, shards, tmp_path):
