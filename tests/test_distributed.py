@@ -92,7 +92,8 @@ def test_a_ray_dataset_is_counted_with_map_batches(ray_cluster, shards):
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False
     files = sorted(shards.glob("*.parquet"))
-    dataset = ray.data.read_parquet([str(f) for f in files])
+    # From Arrow tables in the object store: read_parquet would need an fsspec with aiohttp.
+    dataset = ray.data.from_arrow([pq.read_table(f) for f in files])
     assert count_words_on_ray(dataset, show_progress=False) == count_words(files)
     with pytest.raises(FormatError, match="no column 'body'"):
         count_words_on_ray(dataset, text_field="body")

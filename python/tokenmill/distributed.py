@@ -157,6 +157,7 @@ def count_words_on_ray(
     _checks.count("fan_in", fan_in, minimum=2, maximum=1024)
     _checks.count("max_retries", max_retries, maximum=100)
     _checks.flag("show_progress", show_progress, optional=True)
+    _checks.flag("byte_level", byte_level)
     # Built here once so a bad pattern or normalizer fails before anything is sent to the cluster.
     _core.WordCounter(_checks.pattern(pattern), _checks.text("normalizer", normalizer), specials, byte_level)
     budget = parse_size(max_memory) if max_memory is not None else None
@@ -167,24 +168,25 @@ def count_words_on_ray(
         "byte_level": byte_level,
         "text_field": text_field,
     }
+    # What to count is settled (and a missing file reported) before the cluster is asked.
+    from_dataset = _is_dataset(corpus)
+    files = None if from_dataset else resolve_files(corpus)
+    if files is None and not from_dataset:
+        raise _core.ConfigError(
+            "count_words_on_ray takes shard files (paths, globs or directories every node can read) "
+            f"or a ray.data.Dataset, not {type(corpus).__name__}"
+        )
     ray = connect(address)
     options: dict[str, Any] = {"max_retries": max_retries, "retry_exceptions": False}
     if runtime_env is not None:
         options["runtime_env"] = runtime_env
-    from_dataset = _is_dataset(ray, corpus)
-    if from_dataset:
+    sizes: list[int] = []
+    size_refs: list[Any] = []
+    if files is None:
         parts = _count_dataset(ray, corpus, config, budget, options)
-        sizes: list[int] = []
-        size_refs: list[Any] = []
     else:
-        files = resolve_files(corpus)
-        if files is None:
-            raise _core.ConfigError(
-                "count_words_on_ray takes shard files (paths, globs or directories every node can read) "
-                f"or a ray.data.Dataset, not {type(corpus).__name__}"
-            )
         count = ray.remote(_count_shard).options(num_returns=2, **options)
-        parts, size_refs = [], []
+        parts = []
         for f in files:
             counts_ref, size_ref = count.remote(os.path.abspath(f), config, budget)
             parts.append(counts_ref)
@@ -280,7 +282,7 @@ def _as_counts(part: Any) -> list[WordCounts]:
     ]
 
 
-def _is_dataset(ray: Any, corpus: object) -> bool:
+def _is_dataset(corpus: object) -> bool:
     # Only a ray.data object brings ray.data in (it needs pandas, which counting files does not).
     if not (type(corpus).__module__ or "").startswith("ray.data"):
         return False
