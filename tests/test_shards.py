@@ -230,9 +230,10 @@ def test_other_settings_in_the_same_directory_are_refused(tok, cl100k, tmp_path)
         encode_corpus(iter(["a b c"]), cl100k, tmp_path, show_progress=False)
     with pytest.raises(ConfigError, match="another sequence_length"):
         encode_corpus(iter(["a b c"]), tok, tmp_path, sequence_length=8, show_progress=False)
+    (tmp_path / "notes.bin").write_bytes(b"the user's own file")
     m = encode_corpus(iter(["a b c"]), cl100k, tmp_path, overwrite=True, show_progress=False)
     assert m["dtype"] == "<u4" and sorted(p.name for p in tmp_path.iterdir()) == [
-        "00000.bin", "00000.idx", "manifest.json",
+        "00000.bin", "00000.idx", "manifest.json", "notes.bin",
     ]  # fmt: skip
 
 

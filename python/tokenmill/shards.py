@@ -47,6 +47,7 @@ import hashlib
 import itertools
 import json
 import os
+import re
 import secrets
 import sys
 from array import array
@@ -209,10 +210,14 @@ def prepare_output(output_dir: str | os.PathLike[str], settings: Settings, overw
     except OSError as e:
         raise _core.CorpusError(f"{out}: {e.strerror}") from None
     if overwrite:
+        # Only the files this module writes: other files in the directory are left alone.
         for f in out.iterdir():
-            if f.name == MANIFEST or f.suffix in (".bin", ".idx"):
+            if f.name == MANIFEST or _SHARD_FILE.fullmatch(f.name):
                 f.unlink()
     return out
+
+
+_SHARD_FILE = re.compile(r"[0-9]{5,}(?:\.cu)?\.(?:bin|idx)")
 
 
 def read_manifest(out: Path, settings: Settings | None = None) -> dict[str, Any] | None:
