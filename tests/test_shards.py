@@ -260,3 +260,11 @@ def test_bad_input_is_said_plainly(tok, tmp_path):
     (tmp_path / "file").write_text("x", encoding="utf-8")
     with pytest.raises(ConfigError, match="exists and is not a directory"):
         encode_corpus(iter(["ab"]), tok, tmp_path / "file")
+
+
+def test_a_hugging_face_dataset_gives_the_shards_of_its_strings(tok, docs, tmp_path):
+    datasets = pytest.importorskip("datasets")
+    ds = datasets.Dataset.from_dict({"text": docs, "n": list(range(len(docs)))})
+    encode_corpus(ds, tok, tmp_path / "ds", documents_per_shard=25, show_progress=False)
+    encode_corpus(iter(docs), tok, tmp_path / "s", documents_per_shard=25, show_progress=False)
+    assert _snapshot(tmp_path / "ds") == _snapshot(tmp_path / "s")

@@ -4,6 +4,13 @@ batch — never one Python string per document.
 
 `pyarrow` is optional (``pip install 'tokenmill[parquet]'``) and imported only when a column is read.
 
+Designs weighed: the Rust entry points take `bytes`, so each batch's data buffer is copied once
+(`Buffer.to_pybytes`, one memcpy); PyO3's `&[u8]` refuses memoryviews and Arrow
+buffers, and taking a `PyBuffer` in Rust would remove the copy at the price of unsafe code for a
+few percent. Joining the per-document strings in Python (`to_pylist`) was the alternative to
+buffers and costs a Python object per document. Decoding Parquet pages (~3 s per GB, one core) is
+what remains; it runs on a read-ahead thread while Rust counts the previous batch.
+
 >>> import pyarrow as pa                                       # doctest: +SKIP
 >>> column_buffers(pa.array(["ab", None, "c"]))                # doctest: +SKIP
 (b'abc', b'\\x00\\x00\\x00\\x00\\x02\\x00\\x00\\x00\\x02\\x00\\x00\\x00\\x03\\x00\\x00\\x00', 4)
