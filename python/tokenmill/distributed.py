@@ -137,6 +137,7 @@ def count_words_on_ray(
     max_memory: int | str | None = None,
     address: str | None = None,
     fan_in: int = 8,
+    cpus_per_task: int = 1,
     max_retries: int = 3,
     runtime_env: dict[str, Any] | None = None,
     show_progress: bool | None = None,
@@ -145,7 +146,8 @@ def count_words_on_ray(
     as `count_words` takes them; or a `ray.data.Dataset` with a text column), merged by a tree
     of tasks of `fan_in` tables each. With `max_memory`, every table — a shard's, a merge's —
     is pruned to that budget, so no task and no result holds more; `dropped_count` sums what
-    was pruned. A failed task is retried `max_retries` times. `runtime_env` is passed to the
+    was pruned. Each shard task asks Ray for `cpus_per_task` CPUs and counts on that many
+    threads. A failed task is retried `max_retries` times. `runtime_env` is passed to the
     tasks (e.g. ``{"pip": ["tokenmill"]}`` for nodes without it).
 
     >>> counts = count_words_on_ray(["a.txt", "b.txt"], pattern="whitespace")   # doctest: +SKIP
@@ -156,6 +158,7 @@ def count_words_on_ray(
     _checks.text("text_field", text_field, optional=True)
     _checks.count("fan_in", fan_in, minimum=2, maximum=1024)
     _checks.count("max_retries", max_retries, maximum=100)
+    _checks.count("cpus_per_task", cpus_per_task, minimum=1, maximum=4096)
     _checks.flag("show_progress", show_progress, optional=True)
     _checks.flag("byte_level", byte_level)
     # Built here once so a bad pattern or normalizer fails before anything is sent to the cluster.
@@ -177,15 +180,17 @@ def count_words_on_ray(
             f"or a ray.data.Dataset, not {type(corpus).__name__}"
         )
     ray = connect(address)
-    options: dict[str, Any] = {"max_retries": max_retries, "retry_exceptions": False}
-    if runtime_env is not None:
-        options["runtime_env"] = runtime_env
+    options: dict[str, Any] = {
+        "max_retries": max_retries,
+        "retry_exceptions": False,
+        "runtime_env": _with_threads(runtime_env, cpus_per_task),
+    }
     sizes: list[int] = []
     size_refs: list[Any] = []
     if files is None:
         parts = _count_dataset(ray, corpus, config, budget, options)
     else:
-        count = ray.remote(_count_shard).options(num_returns=2, **options)
+        count = ray.remote(_count_shard).options(num_returns=2, num_cpus=cpus_per_task, **options)
         parts = []
         for f in files:
             counts_ref, size_ref = count.remote(os.path.abspath(f), config, budget)
@@ -201,6 +206,16 @@ def count_words_on_ray(
         from_dataset = False
     _follow(ray, size_refs, sizes, show_progress)
     return ray_get(ray, parts[0])
+
+
+def _with_threads(runtime_env: dict[str, Any] | None, threads: int) -> dict[str, Any]:
+    """`runtime_env` with the Rust thread pool sized to the task's CPUs (a task on a 64-core
+    node must not start 64 threads beside 63 other tasks), unless the caller sized it."""
+    env = dict(runtime_env or {})
+    env_vars = dict(env.get("env_vars") or {})
+    env_vars.setdefault("RAYON_NUM_THREADS", str(threads))
+    env["env_vars"] = env_vars
+    return env
 
 
 def _follow(ray: Any, size_refs: list[Any], sizes: list[int], show_progress: bool | None) -> None:
@@ -308,7 +323,7 @@ def _count_dataset(
         zero_copy_batch=True,
         fn_kwargs={"column": column, "config": config, "budget": budget},
         max_retries=options["max_retries"],
-        **({"runtime_env": options["runtime_env"]} if "runtime_env" in options else {}),
+        runtime_env=options["runtime_env"],
     )
     try:
         return list(counted.to_arrow_refs())
@@ -378,9 +393,12 @@ def encode_corpus_on_ray(
     parts = shards.file_parts(files)
     entries = dict(shards.completed(out, manifest, parts))
     ray = connect(address)
-    options: dict[str, Any] = {"max_retries": max_retries, "retry_exceptions": False, "num_cpus": cpus_per_task}
-    if runtime_env is not None:
-        options["runtime_env"] = runtime_env
+    options: dict[str, Any] = {
+        "max_retries": max_retries,
+        "retry_exceptions": False,
+        "num_cpus": cpus_per_task,
+        "runtime_env": _with_threads(runtime_env, cpus_per_task),
+    }
     encode = ray.remote(_encode_shard).options(**options)
     tok_ref = ray.put(tokenizer)
     pending = [
