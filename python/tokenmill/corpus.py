@@ -170,8 +170,8 @@ def count_into(
 
 
 def document_text(row: Mapping[str, object], field: str, i: int) -> str:
-    """The text of a dict document (a row of a dataset); a missing or null field is an error,
-    as in JSON Lines."""
+    """The text of a dict document (a row of a dataset): a missing field or one that is not a
+    string is an error; null is an empty document (as in JSON Lines and Arrow columns)."""
     text = row.get(field)
     if not isinstance(text, str):
         if field not in row:
