@@ -65,6 +65,7 @@ def multilingual_text() -> str:
 def ray_cluster():
     """A real two-node Ray cluster on this machine (1 CPU and a small object store each), started
     once per session, listening on and advertising 127.0.0.1 only (see `tests/ray_cluster.py`)."""
+    pytest.importorskip("ray")
     from ray_cluster import start_loopback_cluster
 
     cluster, ray = start_loopback_cluster()
