@@ -59,3 +59,18 @@ def stdlib_text() -> str:
 @pytest.fixture(scope="session")
 def multilingual_text() -> str:
     return "\n".join(MULTILINGUAL)
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """A real two-node Ray cluster on this machine (1 CPU and a small object store each), started
+    once per session, listening on and advertising 127.0.0.1 only (see `tests/ray_cluster.py`)."""
+    pytest.importorskip("ray")
+    from ray_cluster import start_loopback_cluster
+
+    cluster, ray = start_loopback_cluster()
+    try:
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.shutdown()

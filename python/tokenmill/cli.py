@@ -1,4 +1,4 @@
-"""The `tokenmill` command: train, encode, decode, analyze."""
+"""The `tokenmill` command: train, encode, decode, analyze; count and encode-corpus (`cli_corpus.py`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 
 from tokenmill import ConfigError, CorpusError, OutOfVocabularyError, TokenIdError, TokenmillError, __version__
+from tokenmill.cli_corpus import add_parsers as add_corpus_parsers
+from tokenmill.cli_corpus import counts_only, load_counts
 from tokenmill.corpus import default_corpus_files, expand_paths
 from tokenmill.counting import count_words
 from tokenmill.tokenizer import Tokenizer
@@ -111,7 +113,11 @@ def _bytes_per_token(tok: Tokenizer, files: list[Path], limit: int, label: str) 
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    if args.corpus:
+    counted = load_counts(args.corpus) if args.corpus and counts_only(args.corpus) else None
+    if counted is not None:
+        files = []
+        source = f"word counts ({len(counted)} words)"
+    elif args.corpus:
         files = expand_paths(args.corpus)
         source = f"{len(files)} file(s)"
     else:
@@ -147,6 +153,17 @@ def cmd_train(args: argparse.Namespace) -> int:
         options.update(pattern="metaspace", normalizer=f"{normalizer}+sentencepiece", byte_level=False)
         if args.num_merges is not None:
             raise ConfigError("--num-merges is for BPE; give --vocab-size for Unigram")
+    if counted is not None:
+        if (wordpiece or unigram) and (counted.pattern, counted.normalizer) != (
+            options["pattern"],
+            options["normalizer"],
+        ):
+            raise ConfigError(
+                f"these counts were split with pattern {counted.pattern!r} and normalizer {counted.normalizer!r}; "
+                f"{args.model} needs counts made with --pattern {options['pattern']} "
+                f"--normalizer {options['normalizer']}"
+            )
+        options.update(pattern=counted.pattern, normalizer=counted.normalizer)
     check_options(**options)
     out = _output_path(args.output)
     train_files, eval_files = _held_out(files)
@@ -154,7 +171,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     progress = False if args.no_progress else None
     start = time.perf_counter()
     # Counted as a step of its own so that the summary can say how many unique words there were.
-    counts = count_words(
+    counts = counted or count_words(
         train_files,
         pattern=options["pattern"],
         normalizer=options["normalizer"],
@@ -186,14 +203,19 @@ def cmd_train(args: argparse.Namespace) -> int:
     listing = out.with_suffix(".vocab.txt")
     tok.save_vocab(listing)
 
-    corpus_bytes = sum(f.stat().st_size for f in train_files)
-    eval_label = "held-back text" if eval_files else "training text (one file: nothing held back)"
-    bpt_line = _bytes_per_token(tok, eval_files or train_files, 4 << 20 if eval_files else 1 << 20, eval_label)
+    if counted is not None:
+        corpus_bytes = counted.text_bytes
+        bpt_line = "n/a: trained from word counts (no text here to measure)"
+    else:
+        corpus_bytes = sum(f.stat().st_size for f in train_files)
+        eval_label = "held-back text" if eval_files else "training text (one file: nothing held back)"
+        bpt_line = _bytes_per_token(tok, eval_files or train_files, 4 << 20 if eval_files else 1 << 20, eval_label)
     asked = args.num_merges if args.num_merges is not None else args.vocab_size
     learned = len(tok.merges) if args.num_merges is not None and not unigram else tok.vocab_size
     # Training stops early, without error, when no pair is left that may be merged.
     early = f"; stopped early, no pair left that may be merged; asked for {asked}" if learned < asked else ""
-    print(f"corpus          {corpus_bytes / 1e6:.1f} MB in {len(train_files)} file(s)")
+    where = "of word counts" if counted is not None else f"in {len(train_files)} file(s)"
+    print(f"corpus          {corpus_bytes / 1e6:.1f} MB {where}")
     print(f"unique words    {len(counts)} (total {counts.total})")
     made = "" if wordpiece or unigram else f" ({len(tok.merges)} merges{early})"
     print(f"vocab size      {tok.vocab_size}{made}")
@@ -295,7 +317,11 @@ def build_parser() -> argparse.ArgumentParser:
             "standard-library sources."
         ),
     )
-    t.add_argument("corpus", nargs="*", help="files, directories or globs (quote globs for recursion: 'data/**/*.txt')")
+    t.add_argument(
+        "corpus",
+        nargs="*",
+        help="files, directories or globs (quote globs for recursion: 'data/**/*.txt'), or .counts files",
+    )
     t.add_argument(
         "--model", choices=["bpe", "wordpiece", "unigram"], default="bpe", help="subword model (default bpe)"
     )
@@ -338,6 +364,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="ids that decode to invalid UTF-8: replace (default), strict (an error), ignore, backslashreplace",
     )
     d.set_defaults(run=cmd_decode)
+
+    add_corpus_parsers(sub)
 
     from tokenmill.analysis.cli import add_parser as add_analyze_parser
 

@@ -1,8 +1,10 @@
 """Turning what the user passes as a corpus into work for the Rust counter.
 
-A corpus is a path, a glob, a directory, a list of those, an iterable of strings, or a mapping
-word → count (already split words). Globs and directories expand here; Rust reads the files.
-`resolve_files` holds the rule that tells a list of paths from a list of texts.
+A corpus is a path, a glob, a directory, a list of those, an iterable of strings or of dicts
+(their `text_field`, default ``"text"``), an Arrow table or array, a Hugging Face dataset, or a
+mapping word → count (already split words). Globs and directories expand here; Rust reads the
+files, except Parquet, read here in Arrow batches (`columns.py`). `resolve_files` holds the rule
+that tells a list of paths from a list of texts.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Union
 
 from tokenmill import _core
+from tokenmill.columns import DEFAULT_COLUMN, arrow_batches, count_column_batches, is_parquet, parquet_batches
 from tokenmill.progress import Progress
 
 Corpus = Union[str, "os.PathLike[str]", Iterable[str], Iterable["os.PathLike[str]"], Mapping[str, int]]
@@ -118,6 +121,14 @@ def count_into(
 ) -> None:
     """Feeds `corpus` to `counter` in batches; Ctrl-C takes effect between batches, and
     `after_batch` runs after each (to keep memory within a budget)."""
+    column = text_field or DEFAULT_COLUMN
+    batches = arrow_batches(corpus, column)
+    if batches is not None:
+        with Progress("counting", None, "B", show_progress) as bar:
+            for read in count_column_batches(counter, batches):
+                after_batch()
+                bar.update(read)
+        return
     if isinstance(corpus, Mapping):
         words = []
         for word, count in corpus.items():
@@ -141,8 +152,10 @@ def count_into(
         batch: list[str] = []
         size = 0
         for i, text in enumerate(corpus):
-            if not isinstance(text, str):
-                raise _core.CorpusError(f"corpus item {i} is {type(text).__name__}, expected str")
+            if isinstance(text, Mapping):
+                text = document_text(text, column, i)
+            elif not isinstance(text, str):
+                raise _core.CorpusError(f"corpus item {i} is {type(text).__name__}, expected str or dict")
             batch.append(text)
             size += len(text)
             if size >= _TEXT_BATCH_BYTES:
@@ -154,6 +167,20 @@ def count_into(
             counter.add_texts(batch)
             after_batch()
             bar.update(size)
+
+
+def document_text(row: Mapping[str, object], field: str, i: int) -> str:
+    """The text of a dict document (a row of a dataset): a missing field or one that is not a
+    string is an error; null is an empty document (as in JSON Lines and Arrow columns)."""
+    text = row.get(field)
+    if not isinstance(text, str):
+        if field not in row:
+            keys = ", ".join(map(repr, list(row)[:10]))
+            raise _core.CorpusError(f"corpus item {i} has no field {field!r} (fields: {keys}); pass text_field=")
+        if text is None:
+            return ""
+        raise _core.CorpusError(f"corpus item {i}: field {field!r} is {type(text).__name__}, expected str")
+    return text
 
 
 def count_files(
@@ -171,12 +198,18 @@ def count_files(
             sizes.append(f.stat().st_size)
         except OSError as e:
             raise _core.CorpusError(f"{f}: {e.strerror}") from None
-    # Compressed files report decompressed bytes, which their sizes on disk cannot total.
-    compressed = any(f.suffix in (".gz", ".zst", ".zstd") for f in files)
+    # Compressed files (Parquet too) report text bytes, which their sizes on disk cannot total.
+    compressed = any(f.suffix in (".gz", ".zst", ".zstd") or is_parquet(f) for f in files)
     with Progress("counting", None if compressed else sum(sizes), "B", show_progress) as bar:
 
         def on_block(read: int) -> None:
             bar.update(read)
             after_batch()
 
-        counter.add_files([os.fspath(f) for f in files], text_field, on_block)
+        parquet = [f for f in files if is_parquet(f)]
+        others = [os.fspath(f) for f in files if not is_parquet(f)]
+        if others:
+            counter.add_files(others, text_field, on_block)
+        for f in parquet:
+            for read in count_column_batches(counter, parquet_batches(f, text_field or DEFAULT_COLUMN)):
+                on_block(read)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from collections.abc import Iterable
 
 from tokenmill import _checks, _core
@@ -106,8 +107,60 @@ class WordCounts:
     def load(cls, path: str | os.PathLike[str]) -> WordCounts:
         return cls(_core.WordCounter.load(os.fspath(path)))
 
+    def to_bytes(self) -> bytes:
+        """The saved file's bytes (words in byte order, so equal counts give equal bytes)."""
+        return counts_to_bytes(self._core)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> WordCounts:
+        """Reads `to_bytes` output (or a `.counts` file's contents)."""
+        return cls(counts_from_bytes(data))
+
+    def __reduce__(self) -> tuple[object, tuple[bytes, int, int]]:
+        # Pickled as the compact saved form, so Ray, Spark, Dask or multiprocessing can move it.
+        return (_unpickle, (self.to_bytes(), self.dropped_words, self.dropped_count))
+
+    def __eq__(self, other: object) -> bool:
+        """Equal words with equal counts, text bytes and configuration (pattern, normalizer,
+        special tokens, byte level); what was pruned is not compared."""
+        if not isinstance(other, WordCounts):
+            return NotImplemented
+        return self is other or self.to_bytes() == other.to_bytes()
+
+    __hash__ = None  # type: ignore[assignment]
+
     def __repr__(self) -> str:
         return f"<tokenmill.WordCounts {len(self)} words, total {self.total}, pattern={self.pattern!r}>"
+
+
+def _unpickle(data: bytes, dropped_words: int, dropped_count: int) -> WordCounts:
+    return WordCounts(counts_from_bytes(data), dropped_words, dropped_count)
+
+
+def counts_to_bytes(core: _core.WordCounter) -> bytes:
+    """A counter's saved form, in memory."""
+    to_bytes = getattr(core, "to_bytes", None)
+    if to_bytes is not None:
+        return bytes(to_bytes())
+    # Extensions built before `WordCounter.to_bytes`: through a private temporary file.
+    with tempfile.TemporaryDirectory(prefix="tokenmill-") as tmp:
+        path = os.path.join(tmp, "c.counts")
+        core.save(path)
+        with open(path, "rb") as f:
+            return f.read()
+
+
+def counts_from_bytes(data: bytes) -> _core.WordCounter:
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise _core.ConfigError(f"word counts are read from bytes, not {type(data).__name__}")
+    from_bytes = getattr(_core.WordCounter, "from_bytes", None)
+    if from_bytes is not None:
+        return from_bytes(bytes(data))
+    with tempfile.TemporaryDirectory(prefix="tokenmill-") as tmp:
+        path = os.path.join(tmp, "c.counts")
+        with open(path, "wb") as f:
+            f.write(data)
+        return _core.WordCounter.load(path)
 
 
 def count_words(
@@ -122,9 +175,14 @@ def count_words(
     show_progress: bool | None = None,
 ) -> WordCounts:
     """Counts the pre-tokenized words of a corpus (paths, globs, directories, .gz/.zst files,
-    JSON Lines with `text_field`, or an iterable of strings; a list of strings is paths only when
-    every item looks like one, as `train_bpe` says). With `max_memory`, the rarest words
-    are pruned whenever the table would pass it; `dropped_count` says how much count was lost.
+    JSON Lines with `text_field`, Parquet files (column `text_field`, default ``"text"``), an
+    iterable of strings or of dicts, an Arrow table or a Hugging Face dataset; a list of strings
+    is paths only when every item looks like one, as `train_bpe` says). With `max_memory`, the
+    rarest words are pruned whenever the table would pass it; `dropped_count` says how much count
+    was lost. `tokenmill.distributed.count_words_on_ray` does the same on a Ray cluster.
+
+    >>> count_words([{"text": "a b a"}], pattern="whitespace")["a"]
+    2
     """
     _checks.pattern(pattern)
     _checks.text("normalizer", normalizer)

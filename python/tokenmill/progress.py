@@ -13,7 +13,7 @@ def _human(n: float, unit: str) -> str:
             if n < 1000 or suffix == "TB":
                 return f"{n:.1f} {suffix}" if suffix != "B" else f"{int(n)} B"
             n /= 1000
-    return f"{int(n):,}"
+    return f"{int(n):,} {unit}" if unit else f"{int(n):,}"
 
 
 class Progress:

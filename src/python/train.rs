@@ -57,6 +57,20 @@ impl WordCounter {
         self.splitter.count_texts(texts)
     }
 
+    /// A counter holding `counts`, configured as `meta` (the saved JSON header) says.
+    fn from_saved(counts: WordCounts, meta: &str, path: &std::path::Path) -> PyResult<Self> {
+        let config: CounterConfig = serde_json::from_str(meta).map_err(|e| {
+            to_py(Error::Format { path: path.to_path_buf(), format: "tokenmill word-count", reason: e.to_string() })
+        })?;
+        let mut counter =
+            WordCounter::new(&config.pattern, &config.normalizer, config.special_tokens, config.byte_level)?;
+        if config.keep_gaps {
+            counter.splitter.pretokenizer = counter.splitter.pretokenizer.keeping_gaps();
+        }
+        counter.counts = Mutex::new(Arc::new(counts));
+        Ok(counter)
+    }
+
     pub(super) fn absorb(&self, more: WordCounts) {
         let mut guard = self.counts.lock().expect("counter lock");
         let counts = Arc::make_mut(&mut guard);
@@ -187,16 +201,23 @@ impl WordCounter {
                 WordCounts::from_bytes(&data, &path)
             })
             .map_err(to_py)?;
-        let config: CounterConfig = serde_json::from_str(&meta).map_err(|e| {
-            to_py(Error::Format { path: path.clone(), format: "tokenmill word-count", reason: e.to_string() })
-        })?;
-        let mut counter =
-            WordCounter::new(&config.pattern, &config.normalizer, config.special_tokens, config.byte_level)?;
-        if config.keep_gaps {
-            counter.splitter.pretokenizer = counter.splitter.pretokenizer.keeping_gaps();
-        }
-        counter.counts = Mutex::new(Arc::new(counts));
-        Ok(counter)
+        Self::from_saved(counts, &meta, &path)
+    }
+
+    /// The bytes `save` writes, in memory (how `WordCounts` pickles).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+        let meta = serde_json::to_string(&self.config()).expect("config serializes");
+        let counts = self.counts.lock().expect("counter lock").clone();
+        let data = py.detach(|| counts.to_bytes(&meta));
+        pyo3::types::PyBytes::new(py, &data)
+    }
+
+    /// Reads `to_bytes` output (or a saved file's contents).
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
+        let source = PathBuf::from("<word-count bytes>");
+        let (counts, meta) = py.detach(|| WordCounts::from_bytes(data, &source)).map_err(to_py)?;
+        Self::from_saved(counts, &meta, &source)
     }
 
     /// Adds words that are already split (no pre-tokenization) with their counts.
