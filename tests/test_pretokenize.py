@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenmill
+from tokenmill import _core
 from tokenmill.pretokenize_patterns import PRESET_PATTERNS as PRESETS
 
 COMPILED = {name: regex.compile(p) for name, p in PRESETS.items()}
@@ -71,3 +72,11 @@ def test_long_runs_split_quickly() -> None:
         assert "".join(tokenmill.split(name, " " * 1_000_000 + "x")) == " " * 1_000_000 + "x"
         assert len(tokenmill.split(name, "a" * 1_000_000)) == 1
         assert len(tokenmill.split(name, "A" * 500_000 + "\u0301")) >= 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(alphabet=assigned, max_size=40), max_size=6))
+def test_count_pieces_counts_what_split_gives(texts: list[str]) -> None:
+    for pattern in ["cl100k", r"\p{L}+|\s+(?!\S)", r"[a-z]*"]:
+        expected = sum(1 for t in texts for piece in tokenmill.split(pattern, t) if piece)
+        assert _core.count_pieces(pattern, texts) == expected, pattern

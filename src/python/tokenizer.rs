@@ -508,6 +508,31 @@ impl CoreTokenizer {
     }
 }
 
+/// How many pieces a pre-tokenizer preset or regex cuts `texts` into (empty pieces not
+/// counted), on the pool's threads: counting words for tokens/word without a table of them.
+#[pyfunction]
+pub fn count_pieces(py: Python<'_>, pattern: &str, texts: Vec<PyBackedStr>) -> PyResult<u64> {
+    use rayon::prelude::*;
+    let pre = PreTokenizer::from_spec(pattern).map_err(to_py)?;
+    let texts: Vec<&str> = texts.iter().map(|t| &**t).collect();
+    py.detach(|| {
+        crate::threads::install(|| {
+            texts
+                .par_iter()
+                .map(|text| {
+                    let mut n = 0u64;
+                    pre.for_each_piece(text, |piece| {
+                        n += !piece.is_empty() as u64;
+                        Ok(())
+                    })?;
+                    Ok(n)
+                })
+                .sum::<crate::Result<u64>>()
+        })
+    })
+    .map_err(to_py)
+}
+
 /// Splits `text` with a pre-tokenizer preset or regex: `split("cl100k", "Hi there")`.
 #[pyfunction]
 pub fn split(py: Python<'_>, pattern: &str, text: PyBackedStr) -> PyResult<Vec<String>> {
