@@ -23,16 +23,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def own_peak() -> int:
-    """This process's peak resident bytes (VmHWM: unlike ru_maxrss, not inherited over exec)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    return 0
-
-
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))  # ray_cluster: the tests' loopback-only cluster
+from corpus_shards import own_peak  # noqa: E402  (benches/ is on the path now)
 
 
 def run(name: str, files: list[str], pattern: str, out: str) -> dict:

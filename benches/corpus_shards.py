@@ -1,12 +1,21 @@
 """Benchmark data: a text file cut into documents (at newlines, about `doc_bytes` each) and
 written as Parquet shards and as plain-text shards holding exactly the same text, in a cache
-directory (never in the repository). Used by compare_count_scale.py and compare_shards.py."""
+directory (never in the repository); and the peak memory of a process. Used by
+compare_count_scale.py and compare_shards.py."""
 
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
+
+
+def own_peak() -> int:
+    """This process's peak resident bytes (VmHWM: unlike ru_maxrss, not inherited over exec)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
 
 
 def documents(text: str, doc_bytes: int) -> list[str]:

@@ -13,7 +13,7 @@ import glob
 import os
 import re
 import sysconfig
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Union
 
@@ -149,24 +149,29 @@ def count_into(
             f"not {type(corpus).__name__}"
         )
     with Progress("counting", None, "B", show_progress) as bar:
-        batch: list[str] = []
-        size = 0
-        for i, text in enumerate(corpus):
-            if isinstance(text, Mapping):
-                text = document_text(text, column, i)
-            elif not isinstance(text, str):
-                raise _core.CorpusError(f"corpus item {i} is {type(text).__name__}, expected str or dict")
-            batch.append(text)
-            size += len(text)
-            if size >= _TEXT_BATCH_BYTES:
-                counter.add_texts(batch)
-                after_batch()
-                bar.update(size)
-                batch, size = [], 0
-        if batch:
+        for batch in text_batches(corpus, column):
             counter.add_texts(batch)
             after_batch()
-            bar.update(size)
+            bar.update(sum(map(len, batch)))
+
+
+def text_batches(corpus: Iterable[object], column: str) -> Iterator[list[str]]:
+    """The texts of an iterable of strings or dicts (their `column`), in batches of about
+    `_TEXT_BATCH_BYTES` characters."""
+    batch: list[str] = []
+    size = 0
+    for i, text in enumerate(corpus):
+        if isinstance(text, Mapping):
+            text = document_text(text, column, i)
+        elif not isinstance(text, str):
+            raise _core.CorpusError(f"corpus item {i} is {type(text).__name__}, expected str or dict")
+        batch.append(text)
+        size += len(text)
+        if size >= _TEXT_BATCH_BYTES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
 
 
 def document_text(row: Mapping[str, object], field: str, i: int) -> str:

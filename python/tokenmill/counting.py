@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections.abc import Iterable
 
 from tokenmill import _checks, _core
@@ -139,28 +138,13 @@ def _unpickle(data: bytes, dropped_words: int, dropped_count: int) -> WordCounts
 
 def counts_to_bytes(core: _core.WordCounter) -> bytes:
     """A counter's saved form, in memory."""
-    to_bytes = getattr(core, "to_bytes", None)
-    if to_bytes is not None:
-        return bytes(to_bytes())
-    # Extensions built before `WordCounter.to_bytes`: through a private temporary file.
-    with tempfile.TemporaryDirectory(prefix="tokenmill-") as tmp:
-        path = os.path.join(tmp, "c.counts")
-        core.save(path)
-        with open(path, "rb") as f:
-            return f.read()
+    return core.to_bytes()
 
 
 def counts_from_bytes(data: bytes) -> _core.WordCounter:
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise _core.ConfigError(f"word counts are read from bytes, not {type(data).__name__}")
-    from_bytes = getattr(_core.WordCounter, "from_bytes", None)
-    if from_bytes is not None:
-        return from_bytes(bytes(data))
-    with tempfile.TemporaryDirectory(prefix="tokenmill-") as tmp:
-        path = os.path.join(tmp, "c.counts")
-        with open(path, "wb") as f:
-            f.write(data)
-        return _core.WordCounter.load(path)
+    return _core.WordCounter.from_bytes(bytes(data))
 
 
 def count_words(

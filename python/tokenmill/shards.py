@@ -59,7 +59,7 @@ from typing import Any
 from tokenmill import _checks, _core
 from tokenmill._files import remove_stale_temp_files, temp_name, write_atomically
 from tokenmill.columns import DEFAULT_COLUMN, arrow_batches, column_buffers, is_parquet, parquet_batches
-from tokenmill.corpus import document_text, resolve_files
+from tokenmill.corpus import document_text, resolve_files, text_batches
 from tokenmill.progress import Progress
 from tokenmill.tokenizer import Tokenizer, _without_surrogates
 
@@ -502,20 +502,7 @@ def _document_batches(corpus: object, text_field: str | None) -> Iterator[Any]:
             "corpus must be files, an iterable of str or dicts, an Arrow table or a dataset, "
             f"not {type(corpus).__name__}"
         )
-    batch: list[str] = []
-    size = 0
-    for i, doc in enumerate(corpus):
-        if isinstance(doc, dict):
-            doc = document_text(doc, column, i)
-        elif not isinstance(doc, str):
-            raise _core.CorpusError(f"corpus item {i} is {type(doc).__name__}, expected str or dict")
-        batch.append(doc)
-        size += len(doc)
-        if size >= _TEXT_BATCH_BYTES:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
+    yield from text_batches(corpus, column)
 
 
 def _batches_len(batches: list[Any]) -> int:
