@@ -104,17 +104,17 @@ impl Engine {
                         (Some(dfa), Some(cache)) => dfa.try_search_fwd(cache, &anchored).ok(),
                         _ => None,
                     };
-                    let (start, end, pattern) = match half {
-                        Some(Some(m)) => (at, m.offset(), m.pattern()),
-                        // No match here, or the lazy DFA gave up: the full searcher decides.
-                        _ => match regex.search_with(&mut caches.regex, &anchored) {
-                            Some(m) => (m.start(), m.end(), m.pattern()),
-                            None => match regex.search_with(&mut caches.regex, &input) {
-                                Some(m) => (m.start(), m.end(), m.pattern()),
-                                None => break,
-                            },
-                        },
+                    // No match here: the next one is found unanchored. No forward DFA, or it gave
+                    // up: the full searcher tries here first.
+                    let here = match half {
+                        Some(found) => found.map(|m| (at, m.offset(), m.pattern())),
+                        None => {
+                            regex.search_with(&mut caches.regex, &anchored).map(|m| (m.start(), m.end(), m.pattern()))
+                        }
                     };
+                    let next =
+                        || regex.search_with(&mut caches.regex, &input).map(|m| (m.start(), m.end(), m.pattern()));
+                    let Some((start, end, pattern)) = here.or_else(next) else { break };
                     let mut end = end;
                     if Some(pattern) == *lookahead {
                         // Give back the run's last character (the `\s` after `\s+`).
