@@ -31,6 +31,17 @@ impl CoreTokenizer {
         CoreTokenizer { inner: Arc::new(inner), id_objects: OnceLock::new() }
     }
 
+    /// The model's unknown token. WordPiece's `[UNK]` (and a character-level BPE's unknown
+    /// token) is also a special token, matched in text as BERT does; what it is to the model is
+    /// the unknown token, and that is the kind reported.
+    fn unknown_id(&self) -> Option<u32> {
+        match self.inner.model() {
+            Model::WordPiece(w) => Some(w.unk_id()),
+            Model::Bpe(b) => b.unk_id(),
+            Model::Unigram(u) => Some(u.unk_id()),
+        }
+    }
+
     /// A Python list of `ids`.
     fn id_list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
         let objects = self.id_objects.get_or_init(|| {
@@ -427,14 +438,24 @@ impl CoreTokenizer {
     /// What the token at `id` is: `normal`, `special`, `control`, `unknown`, `byte` or `unused`.
     fn token_kind(&self, id: u32) -> Option<&'static str> {
         let kind = self.inner.vocab().kind(id)?;
-        // WordPiece's `[UNK]` (and a character-level BPE's unknown token) is also a special
-        // token, matched in text as BERT does; what it is to the model is the unknown token.
-        let unknown = match self.inner.model() {
-            Model::WordPiece(w) => Some(w.unk_id()),
-            Model::Bpe(b) => b.unk_id(),
-            Model::Unigram(u) => Some(u.unk_id()),
-        };
-        Some(if unknown == Some(id) { "unknown" } else { kind.name() })
+        Some(if self.unknown_id() == Some(id) { "unknown" } else { kind.name() })
+    }
+
+    /// Every id's bytes and kind (as `token_bytes` and `token_kind` give them; None for ids no
+    /// token has), in one call: the analyses need them for the whole vocabulary.
+    #[allow(clippy::type_complexity)]
+    fn token_table<'py>(&self, py: Python<'py>) -> (Vec<Option<Bound<'py, PyBytes>>>, Vec<Option<&'static str>>) {
+        let vocab = self.inner.vocab();
+        let unknown = self.unknown_id();
+        (0..vocab.n_vocab() as u32)
+            .map(|id| match vocab.kind(id) {
+                Some(kind) => (
+                    vocab.token_bytes(id).ok().map(|b| PyBytes::new(py, b)),
+                    Some(if unknown == Some(id) { "unknown" } else { kind.name() }),
+                ),
+                None => (None, None),
+            })
+            .unzip()
     }
 
     /// A piece's score: a Unigram piece's log-probability, a SentencePiece BPE piece's merge

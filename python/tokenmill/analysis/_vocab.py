@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tokenmill import _core
 from tokenmill.tokenizer import Tokenizer
 
 
@@ -27,28 +26,12 @@ class TokenTable:
 
 
 def token_table(tok: Tokenizer) -> TokenTable:
-    n = tok.n_vocab
-    token_bytes: list[bytes | None] = []
-    kinds: list[str | None] = []
-    byte_pieces: list[bool] = []
+    token_bytes, kinds = tok._core.token_table()
     byte_level = tok.byte_level
-    for i in range(n):
-        try:
-            kind: str | None = tok.token_kind(i)
-            raw: bytes | None = tok.decode_single_token_bytes(i)
-        except _core.TokenIdError:
-            kind, raw = None, None
-        token_bytes.append(raw)
-        kinds.append(kind)
-        byte_pieces.append(
-            kind == "byte" or (byte_level and kind == "normal" and raw is not None and not _whole_utf8(raw))
-        )
-    # WordPiece (and character-level BPE) keep their unknown token among the special tokens;
-    # what matters here is that the model emits it for text it cannot spell.
-    unk = tok.model_config().get("unk_token")
-    unk_id = tok.token_to_id(unk) if isinstance(unk, str) else None
-    if unk_id is not None and unk_id < n:
-        kinds[unk_id] = "unknown"
+    byte_pieces = [
+        kind == "byte" or (byte_level and kind == "normal" and raw is not None and not _whole_utf8(raw))
+        for raw, kind in zip(token_bytes, kinds)
+    ]
     return TokenTable(token_bytes, kinds, byte_pieces)
 
 
