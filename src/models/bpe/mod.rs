@@ -7,6 +7,7 @@
 //! token into two tokens is a pair with the token's rank — which reproduces tiktoken's
 //! "merge the pair whose concatenation has the lowest rank" exactly.
 
+mod backtrack;
 pub mod encode;
 mod long_word;
 mod merge_state;
@@ -57,6 +58,8 @@ pub struct Bpe {
     rank_based: bool,
     /// Built by `from_scores` (SentencePiece): merges are implied by the pieces' scores.
     sentencepiece: Option<Box<SentencePieceParts>>,
+    /// Rank-based byte-level models: the long-piece encoder, built when first needed.
+    backtracker: std::sync::OnceLock<std::sync::Arc<backtrack::Backtracker>>,
 }
 
 impl Bpe {
@@ -156,6 +159,7 @@ impl Bpe {
             unk_id,
             rank_based: false,
             sentencepiece: None,
+            backtracker: std::sync::OnceLock::new(),
         })
     }
 

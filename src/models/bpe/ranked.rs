@@ -6,6 +6,7 @@
 //! Looking up slices of the piece in the token table itself — the same table whole pieces are
 //! looked up in — keeps the encoder's working set to one table.
 
+use super::backtrack::Backtracker;
 use super::Bpe;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -26,8 +27,18 @@ impl Bpe {
     }
 
     /// Appends the ids of `piece` (not itself a token) under tiktoken's rule: repeatedly merge
-    /// the adjacent pair whose concatenation has the lowest rank, leftmost first.
+    /// the adjacent pair whose concatenation has the lowest rank, leftmost first. Long pieces
+    /// find the result without replaying the merges (`backtrack.rs`).
     pub(super) fn merge_ranked(&self, piece: &[u8], out: &mut Vec<u32>) {
+        if piece.len() > SCAN_LIMIT {
+            let backtracker = self.backtracker.get_or_init(|| std::sync::Arc::new(Backtracker::new(self)));
+            return backtracker.encode(self, piece, out);
+        }
+        self.merge_ranked_replay(piece, out)
+    }
+
+    /// `merge_ranked` by replaying the merges one by one.
+    pub(super) fn merge_ranked_replay(&self, piece: &[u8], out: &mut Vec<u32>) {
         let n = piece.len();
         if n <= 1 {
             out.extend(piece.iter().map(|&b| self.byte_ids[b as usize]));

@@ -1,0 +1,144 @@
+//! Long pieces of ranked vocabularies (tiktoken) in time linear in their length: instead of
+//! replaying merges, find the one segmentation into tokens that merging would end with.
+//!
+//! Why that segmentation can be recognised locally. Call a token *whole* when merging its own
+//! bytes ends with that token alone, and two tokens `a`, `b` *compatible* when merging the bytes
+//! of `a` then `b` ends with `[a, b]`. Merging a piece ends with tokens t1..tk exactly when
+//! every ti is whole and every adjacent pair is compatible:
+//! - inside the span of one final token, merges only ever join symbols of that span, and each
+//!   step takes the span's lowest-ranked pair — the same steps, in the same order, as merging
+//!   the token's bytes alone (so every final token is whole);
+//! - two neighbouring spans evolve through the same states as they do when merging their two
+//!   tokens' bytes alone (merges elsewhere never change them, and between the two spans the
+//!   lower rank always goes first), so the pair across their boundary would win at some point
+//!   in one exactly when it would in the other.
+//!
+//! Merging is deterministic, so for every prefix of a piece there is exactly one such chain
+//! (a prefix ending at a final token's boundary is encoded as the tokens before it). Hence a
+//! depth-first search — longest whole token first, each checked for compatibility with the one
+//! before — can keep one fact per position: if no chain continues from position `p`, none ever
+//! will (the chain that reaches `p` is always the same one), so `p` is marked dead and never
+//! tried again. Each position dies at most once and each try walks one token's length, so the
+//! work is linear in the piece times the longest token, whatever the merges.
+//!
+//! Compatibility is decided by merging the two tokens' bytes (short: the scan merger) and kept
+//! in a fixed table shared by all threads, so a pair met again costs one load.
+
+use super::Bpe;
+use crate::trie::Trie;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Entries in the compatibility table (8 bytes each): 2 MiB.
+const MEMO_BITS: u32 = 18;
+/// Ids at or above this do not fit a table entry and are always merged out.
+const MEMO_ID_LIMIT: u32 = 1 << 31;
+
+pub(super) struct Backtracker {
+    /// Every whole token (see the module), by its bytes.
+    whole: Trie,
+    /// Direct-mapped: `left << 33 | right << 2 | filled << 1 | compatible`.
+    memo: Box<[AtomicU64]>,
+}
+
+impl std::fmt::Debug for Backtracker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Backtracker").field("longest_token", &self.whole.max_len()).finish()
+    }
+}
+
+impl Backtracker {
+    pub fn new(model: &Bpe) -> Self {
+        let mut merged = Vec::new();
+        let whole: Vec<(&[u8], u32)> = model
+            .vocab
+            .ordinary()
+            .filter(|&(id, bytes)| {
+                merged.clear();
+                model.merge_ranked_replay(bytes, &mut merged);
+                merged.len() == 1 && merged[0] == id
+            })
+            .map(|(id, bytes)| (bytes, id))
+            .collect();
+        let memo = (0..1usize << MEMO_BITS).map(|_| AtomicU64::new(0)).collect();
+        Backtracker { whole: Trie::new(whole), memo }
+    }
+
+    /// Whether merging the bytes of `left` then `right` ends with `[left, right]`.
+    fn compatible(&self, model: &Bpe, left: u32, right: u32, scratch: &mut Vec<u8>, ids: &mut Vec<u32>) -> bool {
+        let memoized = left < MEMO_ID_LIMIT && right < MEMO_ID_LIMIT;
+        let key = (left as u64) << 33 | (right as u64) << 2 | 2;
+        let slot = &self.memo[slot_of(left, right)];
+        if memoized {
+            let entry = slot.load(Ordering::Relaxed);
+            if entry & !1 == key {
+                return entry & 1 == 1;
+            }
+        }
+        scratch.clear();
+        scratch.extend_from_slice(model.vocab.token_bytes(left).expect("whole tokens exist"));
+        scratch.extend_from_slice(model.vocab.token_bytes(right).expect("whole tokens exist"));
+        ids.clear();
+        model.merge_ranked_replay(scratch, ids);
+        let answer = ids.len() == 2 && ids[0] == left && ids[1] == right;
+        if memoized {
+            // Racing writers store the same answer for a key; a lost entry is recomputed.
+            slot.store(key | answer as u64, Ordering::Relaxed);
+        }
+        answer
+    }
+
+    /// Appends the ids of `piece`, as merging it would give them.
+    pub fn encode(&self, model: &Bpe, piece: &[u8], out: &mut Vec<u32>) {
+        let n = piece.len();
+        let base = out.len();
+        // Start of each token on the stack (`out[base..]`), and the positions known dead.
+        let mut starts: Vec<u32> = Vec::with_capacity(n / 2 + 1);
+        let mut dead = vec![0u64; n / 64 + 1];
+        let mut matches: Vec<(u32, u32)> = Vec::with_capacity(32);
+        let mut scratch = Vec::with_capacity(2 * self.whole.max_len());
+        let mut ids = Vec::with_capacity(2 * self.whole.max_len());
+        let mut pos = 0;
+        // Candidates at `pos` must be shorter than this (set when a token is taken back).
+        let mut shorter_than = usize::MAX;
+        while pos < n {
+            matches.clear();
+            self.whole.for_each_prefix(&piece[pos..], |len, id| matches.push((len as u32, id)));
+            let prev = out[base..].last().copied();
+            let mut taken = None;
+            for &(len, id) in matches.iter().rev() {
+                let (len, end) = (len as usize, pos + len as usize);
+                if len >= shorter_than || (end < n && dead[end / 64] >> (end % 64) & 1 == 1) {
+                    continue;
+                }
+                if prev.is_some_and(|p| !self.compatible(model, p, id, &mut scratch, &mut ids)) {
+                    continue;
+                }
+                taken = Some((len, id));
+                break;
+            }
+            match taken {
+                Some((len, id)) => {
+                    out.push(id);
+                    starts.push(pos as u32);
+                    pos += len;
+                    shorter_than = usize::MAX;
+                }
+                None => {
+                    // Every byte is a whole token and position 0 has no neighbour to clash
+                    // with, so the stack is never empty here (see the module).
+                    dead[pos / 64] |= 1 << (pos % 64);
+                    let start = starts.pop().expect("a chain always exists") as usize;
+                    out.pop();
+                    shorter_than = pos - start;
+                    pos = start;
+                }
+            }
+        }
+    }
+}
+
+#[inline]
+fn slot_of(left: u32, right: u32) -> usize {
+    let h = (left as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (right as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    (h >> (64 - MEMO_BITS)) as usize
+}
