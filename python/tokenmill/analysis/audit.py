@@ -8,8 +8,9 @@ rarely or never produced keep their initial vectors and make models misbehave (t
   is encoded (counts per id over the whole corpus);
 - ``unreachable`` (3): encoding the token's own text does not give that token alone (the
   pre-tokenizer cuts it, or the merges build something else), so no text produces it there;
-- ``only inside longer tokens`` (1): (BPE) rare alone, though longer tokens built from it occur:
-  an intermediate merge the model barely saw;
+- ``only inside longer tokens`` (1): rare alone, though its text occurs inside longer tokens
+  (for BPE the merges that built them; for WordPiece and Unigram see
+  `tokenmill.analysis._inside`): a step or part the model barely saw by itself;
 - ``partial UTF-8`` (1): (byte-level) bytes that are not whole characters;
 - ``embedding norm`` / ``near the mean embedding`` (2): with an embedding matrix, a norm or a
   distance to the mean embedding more than `z_threshold` standard deviations below the others
@@ -30,6 +31,7 @@ from typing import Any
 from tokenmill import _checks, _core
 from tokenmill.analysis._corpus import CorpusArg, corpus_groups
 from tokenmill.analysis._counting import IdCounter
+from tokenmill.analysis._inside import inside_counts
 from tokenmill.analysis._load import TokenizerArg, load_one
 from tokenmill.analysis._table import format_table
 from tokenmill.analysis._vocab import TokenTable, token_table
@@ -54,7 +56,7 @@ class AuditEntry:
     count: int
     """Occurrences in the reference corpus."""
     inside_count: int
-    """Occurrences inside longer tokens built from it (BPE)."""
+    """Occurrences of its text inside longer tokens (see the module)."""
     reasons: list[str]
     score: int
 
@@ -178,42 +180,6 @@ def unreachable_tokens(
         if (got != [i]) if tok.byte_level else (i not in got):
             out.append(i)
     return sorted(out)
-
-
-def inside_counts(tok: Tokenizer, table: TokenTable, counts: list[int]) -> list[int]:
-    """For BPE: how often each token occurred as a part of a longer token (through every level
-    of the merges that built it). Trained vocabularies carry their merges; for rank-only ones
-    (tiktoken) a token's parts are the two-way split whose later part came earliest, which is
-    the merge that made it. Zero for other models."""
-    inside = [0] * len(counts)
-    if tok.model_type != "bpe":
-        return inside
-    ids = {raw: i for i, raw in enumerate(table.token_bytes) if raw is not None and table.kinds[i] == "normal"}
-    parts: dict[int, tuple[int, int]] = {}
-    if not tok._core.is_rank_based:
-        for a, b in tok._core.merge_ids():
-            made = ids.get((table.token_bytes[a] or b"") + (table.token_bytes[b] or b""))
-            if made is not None:
-                parts[made] = (a, b)
-    else:
-        for raw, i in ids.items():
-            best: tuple[int, int] | None = None
-            for cut in range(1, len(raw)):
-                left, right = ids.get(raw[:cut]), ids.get(raw[cut:])
-                if left is None or right is None or left > i or right > i:
-                    continue
-                if best is None or max(left, right) < max(best):
-                    best = (left, right)
-            if best is not None:
-                parts[i] = best
-    # Longest tokens first, so a token's total (its own count and what is inside it) is final
-    # before it is handed to its parts.
-    total = list(counts)
-    for i in sorted(parts, key=lambda i: -len(table.token_bytes[i] or b"")):
-        for part in parts[i]:
-            inside[part] += total[i]
-            total[part] += total[i]
-    return inside
 
 
 def embedding_flags(embeddings: Any, ids: list[int], z_threshold: float) -> dict[int, list[str]]:
