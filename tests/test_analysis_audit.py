@@ -13,6 +13,7 @@ import tokenmill
 from tokenmill.analysis import audit_tokens
 from tokenmill.analysis._inside import inside_counts
 from tokenmill.analysis._vocab import token_table
+from tokenmill.analysis.embeddings import first_principal_component, unused_similarity
 from tokenmill.formats.sentencepiece import Piece, PieceType, SentencePieceModel, write_model
 
 
@@ -231,3 +232,115 @@ def test_bert_uncased_inside_counts(stdlib_text: str, multilingual_text: str) ->
         assert ("only inside longer tokens" in e.reasons) == (e.count == 0 and expected[e.id] > 0)
     # "##ing" ends hundreds of seen words ("string", "encoding", ...), so it is inside them.
     assert expected[tok.token_to_id("##ing")] > 100
+
+
+# --- embeddings: Land & Bartolo's indicator ------------------------------------------------------
+
+
+def test_unused_similarity_by_hand() -> None:
+    rows = [[3, 0, 1], [-3, 0, 1], [0, 1, 1], [0, -1, 1]]
+    # The centred rows vary along x alone, so x is removed: (0, 0, 1), (0, 0, 1), (0, 1, 1),
+    # (0, -1, 1). Reference row 3: cosines with (0, -1, 1) are 1/√2, 1/√2, 0, 1 (with x kept,
+    # row 0 would be at 1/√20).
+    half = 1 / np.sqrt(2)
+    assert np.allclose(unused_similarity(rows, [3]), [half, half, 0, 1])
+    # Rows 2 and 3 average to (0, 0, 1).
+    assert np.allclose(unused_similarity(np.asarray(rows, dtype=np.float16), [2, 3]), [1, 1, half, half])
+    with pytest.raises(tokenmill.ConfigError, match="none were given"):
+        unused_similarity(rows, [])
+    with pytest.raises(tokenmill.ConfigError, match=r"must lie in 0\.\.3"):
+        unused_similarity(rows, [4])
+    with pytest.raises(tokenmill.ConfigError, match="not finite"):
+        unused_similarity([[1, 0], [np.nan, 1]], [0])
+
+
+def test_first_component_by_iteration_equals_exact() -> None:
+    rng = np.random.default_rng(1)
+    rotation = np.linalg.qr(rng.normal(size=(40, 40)))[0]
+    scales = np.ones(40)
+    scales[7] = 3
+    x = ((rng.normal(size=(4000, 40)) * scales) @ rotation.T + 5).astype(np.float32)
+    exact = first_principal_component(x, exact=True)
+    iterated = first_principal_component(x, exact=False)
+    assert abs(exact @ iterated) > 1 - 1e-9
+    assert abs(exact @ rotation[:, 7]) > 0.99  # the widest axis, not the offset of 5
+
+
+def _trained_rows(n: int, rng: np.random.Generator, d: int = 48) -> np.ndarray:
+    """Trained rows: spread out, all sharing an offset."""
+    return rng.normal(size=d) * 3 + rng.normal(size=(n, d))
+
+
+def _plant(rows: np.ndarray, ids: list[int], rng: np.random.Generator) -> None:
+    """Untrained rows: small noise around one initial vector."""
+    start = rng.normal(size=rows.shape[1]) * 0.05
+    for i in ids:
+        rows[i] = start + rng.normal(size=rows.shape[1]) * 0.01
+
+
+def test_planted_untrained_rows_are_found(stdlib_text: str) -> None:
+    tok = tokenmill.train_bpe([stdlib_text[:100_000]], vocab_size=400, show_progress=False)
+    corpus = {"ref": [stdlib_text[100_000:200_000]]}
+    plain = audit_tokens(tok, corpus)
+    known = sorted(e.id for e in plain.entries if {"never seen", "unreachable"} & set(e.reasons))
+    seen = [i for i in range(tok.vocab_size) if plain.counts[i] > 0]
+    rng = np.random.default_rng(7)
+    rows = _trained_rows(tok.vocab_size + 16, rng)  # 16 rows of padding past the vocabulary
+    planted = sorted(int(i) for i in rng.choice(seen, 12, replace=False))
+    _plant(rows, known + planted, rng)  # the tokens the corpus never shows were never trained either
+    report = audit_tokens(tok, corpus, embeddings=rows.astype(np.float32))
+    assert report.reference_ids == known and len(known) > 50
+    like_unused = {e.id for e in report.entries if "embedding like unused tokens" in e.reasons}
+    assert like_unused == set(planted)
+    assert {i for i, _, _ in report.most_like_unused(12)} == set(planted)
+    assert report.unused_similarity is not None and len(report.unused_similarity) == tok.vocab_size
+    for e in report.entries:
+        assert e.unused_similarity == report.unused_similarity[e.id]
+        if e.id in planted:
+            # (Their small norms are not flagged: the norm check takes all ordinary tokens as
+            # its baseline, and here most of them are the untrained reference.)
+            assert e.reasons == ["embedding like unused tokens"] and e.score == 3
+    # The trained rows sit far from the unused mean, the planted ones close to it.
+    trained = [i for i in seen if i not in planted]
+    assert max(report.unused_similarity[i] for i in trained) < 0.6 < min(report.unused_similarity[i] for i in planted)
+    out = report.to_dict(limit=5)
+    assert [m["id"] for m in out["most_like_unused"]] == [i for i, _, _ in report.most_like_unused(5)]
+    assert "unused_similarity" in out["entries"][0] and "tokens" not in out and "unused sim" in report.format()
+
+
+def test_given_reference_ids(stdlib_text: str) -> None:
+    tok = tokenmill.train_bpe([stdlib_text[:100_000]], vocab_size=400, show_progress=False)
+    rng = np.random.default_rng(3)
+    rows = _trained_rows(tok.vocab_size, rng)
+    planted = [300, 310, 320, 330, 340, 350, 360, 370]
+    _plant(rows, planted, rng)
+    report = audit_tokens(tok, {"ref": [stdlib_text[:50_000]]}, embeddings=rows, reference_ids=np.array(planted[:3]))
+    assert report.reference_ids == planted[:3]
+    assert {e.id for e in report.entries if "embedding like unused tokens" in e.reasons} == set(planted[3:])
+    # Rows that pad the matrix past the vocabulary can be the reference.
+    padded = np.concatenate([rows, rows[planted[:4]]])
+    report = audit_tokens(
+        tok, {"ref": [stdlib_text[:50_000]]}, embeddings=padded, reference_ids=range(tok.vocab_size, tok.vocab_size + 4)
+    )
+    assert len(report.unused_similarity or []) == tok.vocab_size
+    assert {e.id for e in report.entries if "embedding like unused tokens" in e.reasons} == set(planted)
+
+
+def test_embedding_errors(tmp_path: Path) -> None:
+    tok = hand_tokenizer()
+    with pytest.raises(tokenmill.ConfigError, match="row per id"):
+        audit_tokens(tok, {"ref": ["ab"]}, embeddings=np.zeros((3, 4)))
+    with pytest.raises(tokenmill.ConfigError, match="row per id"):
+        audit_tokens(tok, {"ref": ["ab"]}, embeddings=np.zeros(tok.n_vocab))
+    rows = np.random.default_rng(0).normal(size=(tok.n_vocab, 8))
+    with pytest.raises(tokenmill.ConfigError, match="none were given"):
+        audit_tokens(tok, {"ref": ["ab"]}, embeddings=rows, reference_ids=[])
+    with pytest.raises(tokenmill.ConfigError, match="token ids"):
+        audit_tokens(tok, {"ref": ["ab"]}, embeddings=rows, reference_ids=["ab"])
+    with pytest.raises(tokenmill.ConfigError, match="give embeddings too"):
+        audit_tokens(tok, {"ref": ["ab"]}, reference_ids=[1])
+    # Every token seen and reachable: no default reference set.
+    (tmp_path / "vocab.txt").write_text("[UNK]\nhello\nworld\n##s\n")
+    wordpiece = tokenmill.Tokenizer.from_wordpiece_vocab(tmp_path / "vocab.txt")
+    with pytest.raises(tokenmill.ConfigError, match="no unreachable or never-seen token: pass reference_ids"):
+        audit_tokens(wordpiece, {"ref": ["hello worlds"]}, embeddings=np.eye(4))
