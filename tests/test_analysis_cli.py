@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 from analysis_data import (
+    A_SPACE_B,
+    AB,
     PARALLEL,
+    SPACE_C3,
     hand_tokenizer,
     tiktoken_cache,  # noqa: F401 - autouse fixture: encoding names load offline
     tiktoken_real,
@@ -110,6 +113,29 @@ def test_audit(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert json.loads(out)["entries"][0]["token"] == "a b"
 
 
+def test_audit_with_embeddings(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import numpy as np
+
+    tok = hand_tokenizer()
+    tok.save(tmp_path / "hand.json")
+    (tmp_path / "ref.txt").write_text("ab ab ab c", encoding="utf-8")
+    rng = np.random.default_rng(0)
+    rows = rng.normal(size=(tok.n_vocab, 16)) + 4
+    rows[[AB, A_SPACE_B, SPACE_C3]] = rng.normal(size=16) * 0.01  # one untrained vector
+    np.save(tmp_path / "rows.npy", rows)
+    common = ["analyze", "audit", "-t", str(tmp_path / "hand.json"), str(tmp_path / "ref.txt")]
+    common += ["--embeddings", str(tmp_path / "rows.npy")]
+    status, out, _ = run(capsys, *common, "--reference-ids", "258-259", "--json", "--limit", "10")
+    data = json.loads(out)
+    assert status == 0 and data["reference_ids"] == [A_SPACE_B, SPACE_C3]
+    assert data["most_like_unused"][0]["id"] == AB and data["most_like_unused"][0]["unused_similarity"] > 0.99
+    assert "embedding like unused tokens" in next(e for e in data["entries"] if e["id"] == AB)["reasons"]
+    status, out, _ = run(capsys, *common, "--reference-ids", "258,259", "--z-threshold", "3")
+    assert status == 0 and "unused sim" in out and "embedding indicator against 2 reference tokens" in out
+    status, out, err = run(capsys, *common, "--reference-ids", "x")
+    assert status == 2 and "--reference-ids takes ids and ranges" in err
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -119,6 +145,7 @@ def test_audit(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
         (["sweep", "-t", "cl100k_base", "-t", "o200k_base", "x"], "one tokenizer"),
         (["sweep", "-t", "cl100k_base", "x", "--sizes", "a,b"], "comma-separated"),
         (["numbers"], "give a tokenizer"),
+        (["audit", "-t", "cl100k_base", "x.txt", "--embeddings", "x.txt"], "x.txt: cannot read a numpy array"),
         (["fertility", "-t", "cl100k_base", "x.txt", "--plot", "x.gif"], "x.gif: plots are written as .png or .svg"),
     ],
 )

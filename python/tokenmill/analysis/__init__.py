@@ -14,6 +14,7 @@ from tokenmill.analysis._load import load_tokenizer, load_tokenizers
 from tokenmill.analysis._words import WORD_PATTERN, count_words_in, split_words
 from tokenmill.analysis.audit import AuditEntry, AuditReport, audit_tokens
 from tokenmill.analysis.cost import TokenCount, TokenCountReport, count_tokens
+from tokenmill.analysis.embeddings import unused_similarity
 from tokenmill.analysis.fertility import FertilityRow, FertilityTable, ParallelPremium, fertility, parallel_premium
 from tokenmill.analysis.numbers import NumberReport, NumberSplitRow, number_splits
 from tokenmill.analysis.sweep import SweepRow, VocabSweep, efficiencies, vocab_sweep
@@ -48,5 +49,6 @@ __all__ = [
     "token_views",
     "tokens_html",
     "tokens_terminal",
+    "unused_similarity",
     "vocab_sweep",
 ]

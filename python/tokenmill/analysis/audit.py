@@ -1,4 +1,5 @@
-"""Under-trained ("glitch") token candidates, found without model weights.
+"""Under-trained ("glitch") token candidates, found from a reference corpus, and from the
+model's weights when it has them.
 
 A model learns a token's embedding only from the text it was trained on; tokens that text
 rarely or never produced keep their initial vectors and make models misbehave (the
@@ -8,28 +9,36 @@ rarely or never produced keep their initial vectors and make models misbehave (t
   is encoded (counts per id over the whole corpus);
 - ``unreachable`` (3): encoding the token's own text does not give that token alone (the
   pre-tokenizer cuts it, or the merges build something else), so no text produces it there;
-- ``only inside longer tokens`` (1): (BPE) rare alone, though longer tokens built from it occur:
-  an intermediate merge the model barely saw;
+- ``only inside longer tokens`` (1): rare alone, though its text occurs inside longer tokens
+  (for BPE the merges that built them; for WordPiece and Unigram see
+  `tokenmill.analysis._inside`): a step or part the model barely saw by itself;
 - ``partial UTF-8`` (1): (byte-level) bytes that are not whole characters;
-- ``embedding norm`` / ``near the mean embedding`` (2): with an embedding matrix, a norm or a
-  distance to the mean embedding more than `z_threshold` standard deviations below the others
-  (Land & Bartolo 2024, "Fishing for Magikarp", find untrained rows this way).
+- with an embedding matrix (Land & Bartolo 2024, "Fishing for Magikarp";
+  `tokenmill.analysis.embeddings`): ``embedding like unused tokens`` (3), the cosine similarity
+  of its row to the mean row of known unused tokens, first principal component removed, more
+  than `z_threshold` standard deviations above that of the other ordinary tokens; and
+  ``embedding norm`` / ``near the mean embedding`` (2), a norm or a distance to the mean
+  embedding more than `z_threshold` standard deviations below the others.
 
 >>> report = audit_tokens("cl100k_base", "reference.txt")     # doctest: +SKIP
 >>> report.entries[0].reasons                                 # doctest: +SKIP
 ['never seen', 'unreachable']
+>>> report = audit_tokens(tok, "reference.txt", embeddings=lm_head)   # doctest: +SKIP
+>>> report.most_like_unused(3)      # (id, token, similarity), most like the unused first  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tokenmill import _checks, _core
 from tokenmill.analysis._corpus import CorpusArg, corpus_groups
 from tokenmill.analysis._counting import IdCounter
+from tokenmill.analysis._inside import inside_counts
 from tokenmill.analysis._load import TokenizerArg, load_one
 from tokenmill.analysis._table import format_table
 from tokenmill.analysis._vocab import TokenTable, token_table
@@ -41,6 +50,7 @@ WEIGHTS = {
     "unreachable": 3,
     "only inside longer tokens": 1,
     "partial UTF-8": 1,
+    "embedding like unused tokens": 3,
     "embedding norm": 2,
     "near the mean embedding": 2,
 }
@@ -54,9 +64,11 @@ class AuditEntry:
     count: int
     """Occurrences in the reference corpus."""
     inside_count: int
-    """Occurrences inside longer tokens built from it (BPE)."""
+    """Occurrences of its text inside longer tokens (see the module)."""
     reasons: list[str]
     score: int
+    unused_similarity: float | None = None
+    """Land & Bartolo's indicator (with an embedding matrix): higher is more like unused tokens."""
 
 
 @dataclass
@@ -68,20 +80,52 @@ class AuditReport:
     reason_counts: dict[str, int]
     counts: list[int] = field(repr=False)
     """Occurrences of every id in the reference corpus."""
+    tokens: list[str] = field(default_factory=list, repr=False)
+    """Every id's token as text (as in the entries)."""
+    unused_similarity: list[float] | None = field(default=None, repr=False)
+    """With an embedding matrix: Land & Bartolo's indicator for every id (None without one)."""
+    reference_ids: list[int] = field(default_factory=list, repr=False)
+    """The tokens taken as known unused for that indicator."""
+    ordinary_ids: list[int] = field(default_factory=list, repr=False)
+    """The ids audited: the vocabulary's normal and byte tokens."""
+
+    def most_like_unused(self, limit: int | None = None) -> list[tuple[int, str, float]]:
+        """Ordinary tokens outside the reference set as (id, token, indicator), most like the
+        unused tokens first; empty without an embedding matrix."""
+        if self.unused_similarity is None:
+            return []
+        sim, references = self.unused_similarity, set(self.reference_ids)
+        ranked = sorted((i for i in self.ordinary_ids if i not in references), key=lambda i: (-sim[i], i))
+        return [(i, self.tokens[i], sim[i]) for i in ranked[:limit]]
 
     def to_dict(self, limit: int | None = None) -> dict[str, Any]:
+        """The report for JSON: entries (up to `limit`) and, with an embedding matrix, the
+        reference ids and the `limit` tokens most like unused ones; not the per-id lists."""
         out = asdict(self)
         out["entries"] = out["entries"][:limit]
-        del out["counts"]
+        for per_id in ("counts", "unused_similarity", "ordinary_ids", "tokens"):
+            out.pop(per_id, None)
+        if self.unused_similarity is None:
+            del out["reference_ids"]
+        else:
+            out["most_like_unused"] = [
+                {"id": i, "token": t, "unused_similarity": v} for i, t, v in self.most_like_unused(limit)
+            ]
         return out
 
     def format(self, limit: int = 30) -> str:
         head = f"{self.tokenizer}: {len(self.entries)} tokens flagged on a corpus of {self.corpus_tokens} tokens"
         summary = ", ".join(f"{r} {n}" for r, n in self.reason_counts.items())
+        columns = ["id", "token", "count", "inside", "score", "reasons"]
         body = [
             [e.id, _show(e.token), e.count, e.inside_count, e.score, "; ".join(e.reasons)] for e in self.entries[:limit]
         ]
-        return f"{head}\n{summary}\n" + format_table(["id", "token", "count", "inside", "score", "reasons"], body)
+        if self.unused_similarity is not None:
+            summary += f"\nembedding indicator against {len(self.reference_ids)} reference tokens"
+            columns.insert(4, "unused sim")
+            for row, e in zip(body, self.entries):
+                row.insert(4, f"{e.unused_similarity:.3f}")
+        return f"{head}\n{summary}\n" + format_table(columns, body)
 
 
 def audit_tokens(
@@ -90,12 +134,22 @@ def audit_tokens(
     *,
     rare_count: int = 0,
     embeddings: Any = None,
+    reference_ids: Sequence[int] | None = None,
     z_threshold: float = 2.0,
     num_threads: int | None = None,
 ) -> AuditReport:
     """Flags and ranks the ordinary tokens of `tokenizer` that a model trained on text like
-    `corpus` would barely have seen (see the module for the reasons). `embeddings`, a numpy
-    array with one row per id, adds the weight-based checks."""
+    `corpus` would barely have seen (see the module for the reasons).
+
+    `embeddings`, a numpy array (or anything `numpy.asarray` takes) with a row per id, adds
+    the weight-based checks: pass the unembedding (output) matrix, or the embedding matrix of
+    a model that ties them. Land & Bartolo's indicator compares each row with the tokens in
+    `reference_ids`, tokens known to be unused (reserved or placeholder tokens, or the rows
+    that pad the matrix past the vocabulary); by default those are the vocabulary's
+    unused-kind tokens and the ordinary tokens this audit finds ``unreachable`` or
+    ``never seen``. A small reference corpus leaves trained tokens "never seen", which blurs
+    that mean: give `reference_ids` when you know better. An empty reference set, or a matrix
+    with fewer rows than ids, is a `tokenmill.ConfigError`."""
     _checks.count("rare_count", rare_count)
     name, tok = load_one(tokenizer)
     table = token_table(tok)
@@ -119,17 +173,57 @@ def audit_tokens(
     for i in ordinary:
         if counts[i] <= rare_count and inside[i] > 0:
             reasons[i].append("only inside longer tokens")
+    similarity: list[float] | None = None
+    references: list[int] = []
     if embeddings is not None:
-        for i, why in embedding_flags(embeddings, ordinary, z_threshold).items():
+        from tokenmill.analysis.embeddings import embedding_flags
+
+        if reference_ids is None:
+            unused = [i for i, k in enumerate(table.kinds) if k == "unused"]
+            known = [i for i in ordinary if "unreachable" in reasons[i] or "never seen" in reasons[i]]
+            references = sorted(unused + known)
+            if not references:
+                raise _core.ConfigError(
+                    "the embedding indicator needs reference tokens known to be unused, and this audit found no "
+                    "unreachable or never-seen token: pass reference_ids"
+                )
+        else:
+            references = sorted({_token_id(i) for i in reference_ids})
+        flags, values = embedding_flags(embeddings, len(table.kinds), ordinary, references, z_threshold)
+        for i, why in flags.items():
             reasons[i].extend(why)
+        similarity = values.tolist()
+    elif reference_ids is not None:
+        raise _core.ConfigError("reference_ids are for the embedding indicator: give embeddings too")
+    texts = [_text(raw) for raw in table.token_bytes]
     entries = [
-        AuditEntry(i, _text(table.token_bytes[i]), counts[i], inside[i], why, sum(WEIGHTS[r] for r in why))
+        AuditEntry(
+            i,
+            texts[i],
+            counts[i],
+            inside[i],
+            why,
+            sum(WEIGHTS[r] for r in why),
+            None if similarity is None else similarity[i],
+        )
         for i, why in reasons.items()
         if why
     ]
     entries.sort(key=lambda e: (-e.score, e.count, e.id))
     tally: Counter[str] = Counter(r for e in entries for r in e.reasons)
-    return AuditReport(name, sum(counts), entries, dict(tally.most_common()), counts)
+    return AuditReport(
+        name, sum(counts), entries, dict(tally.most_common()), counts, texts, similarity, references, ordinary
+    )
+
+
+def _token_id(value: Any) -> int:
+    """An id as an int (numpy integers too; `bool` is refused)."""
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        return operator.index(value)
+    except TypeError:
+        raise _core.ConfigError(f"reference_ids must be token ids (integers), got {value!r}") from None
 
 
 def _show(token: str) -> str:
@@ -178,60 +272,3 @@ def unreachable_tokens(
         if (got != [i]) if tok.byte_level else (i not in got):
             out.append(i)
     return sorted(out)
-
-
-def inside_counts(tok: Tokenizer, table: TokenTable, counts: list[int]) -> list[int]:
-    """For BPE: how often each token occurred as a part of a longer token (through every level
-    of the merges that built it). Trained vocabularies carry their merges; for rank-only ones
-    (tiktoken) a token's parts are the two-way split whose later part came earliest, which is
-    the merge that made it. Zero for other models."""
-    inside = [0] * len(counts)
-    if tok.model_type != "bpe":
-        return inside
-    ids = {raw: i for i, raw in enumerate(table.token_bytes) if raw is not None and table.kinds[i] == "normal"}
-    parts: dict[int, tuple[int, int]] = {}
-    if not tok._core.is_rank_based:
-        for a, b in tok._core.merge_ids():
-            made = ids.get((table.token_bytes[a] or b"") + (table.token_bytes[b] or b""))
-            if made is not None:
-                parts[made] = (a, b)
-    else:
-        for raw, i in ids.items():
-            best: tuple[int, int] | None = None
-            for cut in range(1, len(raw)):
-                left, right = ids.get(raw[:cut]), ids.get(raw[cut:])
-                if left is None or right is None or left > i or right > i:
-                    continue
-                if best is None or max(left, right) < max(best):
-                    best = (left, right)
-            if best is not None:
-                parts[i] = best
-    # Longest tokens first, so a token's total (its own count and what is inside it) is final
-    # before it is handed to its parts.
-    total = list(counts)
-    for i in sorted(parts, key=lambda i: -len(table.token_bytes[i] or b"")):
-        for part in parts[i]:
-            inside[part] += total[i]
-            total[part] += total[i]
-    return inside
-
-
-def embedding_flags(embeddings: Any, ids: list[int], z_threshold: float) -> dict[int, list[str]]:
-    """Ids whose embedding norm, or distance to the mean embedding, lies more than `z_threshold`
-    standard deviations below those of the other ordinary tokens."""
-    import numpy as np
-
-    matrix = np.asarray(embeddings, dtype=np.float64)
-    if matrix.ndim != 2 or matrix.shape[0] < max(ids, default=-1) + 1:
-        raise _core.ConfigError(f"embeddings must be a 2-D array with a row per id, got shape {matrix.shape}")
-    rows = matrix[ids]
-    norms = np.linalg.norm(rows, axis=1)
-    distances = np.linalg.norm(rows - rows.mean(axis=0), axis=1)
-    out: dict[int, list[str]] = {}
-    for values, reason in ((norms, "embedding norm"), (distances, "near the mean embedding")):
-        spread = values.std()
-        if spread == 0:
-            continue
-        for k in np.nonzero((values - values.mean()) / spread < -z_threshold)[0]:
-            out.setdefault(ids[int(k)], []).append(reason)
-    return out

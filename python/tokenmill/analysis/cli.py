@@ -121,6 +121,18 @@ def cmd_numbers(args: argparse.Namespace) -> int:
     return 0
 
 
+def _id_list(text: str) -> list[int]:
+    """``5,7,100-103`` → [5, 7, 100, 101, 102, 103]."""
+    ids: list[int] = []
+    try:
+        for item in text.split(","):
+            first, _, last = item.strip().partition("-")
+            ids.extend(range(int(first), int(last or first) + 1))
+    except ValueError:
+        raise ConfigError(f"--reference-ids takes ids and ranges such as 5,7,100-103, got {text!r}") from None
+    return ids
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
     from tokenmill.analysis.audit import audit_tokens
 
@@ -136,7 +148,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
             raise CorpusError(f"{args.embeddings}: cannot read a numpy array: {e}") from None
     if len(args.tokenizer) != 1:
         raise ConfigError("audit takes one tokenizer (-t)")
-    report = audit_tokens(args.tokenizer[0], _groups(args.files), rare_count=args.rare, embeddings=embeddings)
+    report = audit_tokens(
+        args.tokenizer[0],
+        _groups(args.files),
+        rare_count=args.rare,
+        embeddings=embeddings,
+        reference_ids=_id_list(args.reference_ids) if args.reference_ids else None,
+        z_threshold=args.z_threshold,
+    )
     if args.json:
         json.dump(report.to_dict(limit=args.limit), sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
@@ -245,7 +264,17 @@ def add_parser(sub: Any) -> None:
 
     u = command("audit", "under-trained / glitch token candidates on a reference corpus", cmd_audit)
     u.add_argument("--rare", type=int, default=0, help="flag tokens seen at most N times (default 0: never)")
-    u.add_argument("--embeddings", help="a .npy embedding matrix (one row per id) for the norm checks")
+    u.add_argument(
+        "--embeddings", help="a .npy unembedding (or tied embedding) matrix, one row per id, for the weight checks"
+    )
+    u.add_argument(
+        "--reference-ids",
+        help="tokens known to be unused, for the embedding indicator: ids and ranges such as 5,7,100-103 "
+        "(default: the unreachable and never-seen tokens)",
+    )
+    u.add_argument(
+        "--z-threshold", type=float, default=2.0, help="standard deviations that mark an embedding (default 2)"
+    )
     u.add_argument("--limit", type=int, default=50, help="tokens to list (default 50)")
     u.add_argument("--plot", help="token frequency by rank (.png or .svg)")
 
