@@ -26,6 +26,7 @@
 
 use super::Bpe;
 use crate::trie::Trie;
+use smallvec::SmallVec;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Entries in the compatibility table (8 bytes each): 512 KiB, which stays in L2 cache.
@@ -102,30 +103,33 @@ impl Backtracker {
     pub fn encode(&self, model: &Bpe, piece: &[u8], out: &mut Vec<u32>) {
         let n = piece.len();
         let base = out.len();
-        // Start of each token on the stack (`out[base..]`), and the positions known dead.
-        let mut starts: Vec<u32> = Vec::with_capacity(n / 2 + 1);
-        let mut dead = vec![0u64; n / 64 + 1];
-        let mut matches: Vec<(u32, u32)> = Vec::with_capacity(32);
-        let mut scratch = Vec::with_capacity(2 * self.whole.max_len());
-        let mut ids = Vec::with_capacity(2 * self.whole.max_len());
+        // The tokens on the stack are `out[base..]`; `dead` marks positions no chain continues
+        // from. Stack buffers for pieces of common length, so a piece costs no allocation
+        // (`scratch` and `ids` are only filled when the compatibility table misses).
+        let mut dead: SmallVec<[u64; 4]> = smallvec::smallvec![0; n / 64 + 1];
+        let mut matches: SmallVec<[(u32, u32); 24]> = SmallVec::new();
+        let (mut scratch, mut ids) = (Vec::new(), Vec::new());
         let mut pos = 0;
         // Candidates at `pos` must be shorter than this (set when a token is taken back).
         let mut shorter_than = usize::MAX;
         while pos < n {
             matches.clear();
             self.whole.for_each_prefix(&piece[pos..], |len, id| matches.push((len as u32, id)));
-            let prev = out[base..].last().copied();
+            let prev = if pos > 0 && {
+                let k = (piece[pos - 1] as usize) << 8 | piece[pos] as usize;
+                self.joinable[k / 64] >> (k % 64) & 1 == 1
+            } {
+                out.last().copied()
+            } else {
+                None
+            };
             let mut taken = None;
             for &(len, id) in matches.iter().rev() {
                 let (len, end) = (len as usize, pos + len as usize);
                 if len >= shorter_than || (end < n && dead[end / 64] >> (end % 64) & 1 == 1) {
                     continue;
                 }
-                let joinable = pos > 0 && {
-                    let k = (piece[pos - 1] as usize) << 8 | piece[pos] as usize;
-                    self.joinable[k / 64] >> (k % 64) & 1 == 1
-                };
-                if joinable && prev.is_some_and(|p| !self.compatible(model, p, id, &mut scratch, &mut ids)) {
+                if prev.is_some_and(|p| !self.compatible(model, p, id, &mut scratch, &mut ids)) {
                     continue;
                 }
                 taken = Some((len, id));
@@ -134,7 +138,6 @@ impl Backtracker {
             match taken {
                 Some((len, id)) => {
                     out.push(id);
-                    starts.push(pos as u32);
                     pos += len;
                     shorter_than = usize::MAX;
                 }
@@ -142,10 +145,11 @@ impl Backtracker {
                     // Every byte is a whole token and position 0 has no neighbour to clash
                     // with, so the stack is never empty here (see the module).
                     dead[pos / 64] |= 1 << (pos % 64);
-                    let start = starts.pop().expect("a chain always exists") as usize;
-                    out.pop();
-                    shorter_than = pos - start;
-                    pos = start;
+                    debug_assert!(out.len() > base, "a chain always exists");
+                    let top = out.pop().expect("a chain always exists");
+                    let len = model.vocab.token_bytes(top).expect("whole tokens exist").len();
+                    shorter_than = len;
+                    pos -= len;
                 }
             }
         }
