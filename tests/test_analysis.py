@@ -17,11 +17,14 @@ from analysis_data import (
     tiktoken_cache,  # noqa: F401 - autouse fixture: encoding names load offline
     tiktoken_real,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tokenmill
-from tokenmill import analysis
+from tokenmill import _core, analysis
 from tokenmill.analysis._corpus import read_documents
 from tokenmill.analysis._counting import count_ids
+from tokenmill.analysis._words import WORD_PATTERN
 
 
 # -- words ---------------------------------------------------------------------------------------
@@ -40,6 +43,28 @@ from tokenmill.analysis._counting import count_ids
 def test_words_follow_unicode_word_segmentation(text: str, words: list[str]) -> None:
     assert analysis.split_words(text) == words
     assert analysis.count_words_in([text, text]) == 2 * len(words)
+
+
+# The counter is a scanner written for WORD_PATTERN; the regex is its specification.
+WORDISH = st.lists(
+    st.one_of(
+        st.sampled_from(["'", "’", ".", "·", ",", " ", "1", "a", "ー", "テ", "日", "の", "ก", "\u0301", "_", "٣"]),
+        st.text(max_size=6),
+    ),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts=st.lists(WORDISH, max_size=4))
+def test_word_counter_equals_the_word_pattern(texts: list[str]) -> None:
+    assert _core.count_words(texts) == _core.count_pieces(WORD_PATTERN, texts)
+
+
+def test_word_counter_equals_the_word_pattern_on_real_text(multilingual_text: str, stdlib_text: str) -> None:
+    for text in (multilingual_text, stdlib_text[:300_000]):
+        docs = [text[i : i + 2000] for i in range(0, len(text), 2000)]
+        assert _core.count_words(docs) == _core.count_pieces(WORD_PATTERN, docs) > 0
 
 
 # -- loading -------------------------------------------------------------------------------------

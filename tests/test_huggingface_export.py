@@ -76,7 +76,9 @@ def test_exported_ids_equal_hugging_face(exported, normalizer: str, pattern: str
     tok, hf, _ = exported[normalizer, pattern]
     # Hugging Face's NFKC tables are older than Python's and ours: characters added since
     # (U+10781 → ː) normalize differently there. A known difference of tables, not of export.
-    assume(hf.normalizer is None or "nfkc" not in normalizer or hf.normalizer.normalize_str(text) == tok.normalize(text))
+    assume(
+        hf.normalizer is None or "nfkc" not in normalizer or hf.normalizer.normalize_str(text) == tok.normalize(text)
+    )
     assert hf.encode(text, add_special_tokens=False).ids == tok.encode(text, allowed_special="all")
 
 

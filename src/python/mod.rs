@@ -23,6 +23,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(train_unigram::train_unigram, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::split, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::count_pieces, m)?)?;
+    m.add_function(wrap_pyfunction!(tokenizer::count_words, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("PRESET_NAMES", crate::pretokenize::PRESET_NAMES.to_vec())?;
     m.add("PRESET_PATTERNS", crate::pretokenize::preset_patterns())?;

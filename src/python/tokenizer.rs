@@ -554,6 +554,14 @@ pub fn count_pieces(py: Python<'_>, pattern: &str, texts: Vec<PyBackedStr>) -> P
     .map_err(to_py)
 }
 
+/// The words in `texts` as tokens-per-word counts them (`crate::words`), on the pool's threads.
+#[pyfunction]
+pub fn count_words(py: Python<'_>, texts: Vec<PyBackedStr>) -> u64 {
+    use rayon::prelude::*;
+    let texts: Vec<&str> = texts.iter().map(|t| &**t).collect();
+    py.detach(|| crate::threads::install(|| texts.par_iter().map(|text| crate::words::count_words(text)).sum()))
+}
+
 /// Splits `text` with a pre-tokenizer preset or regex: `split("cl100k", "Hi there")`.
 #[pyfunction]
 pub fn split(py: Python<'_>, pattern: &str, text: PyBackedStr) -> PyResult<Vec<String>> {
