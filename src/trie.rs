@@ -47,6 +47,7 @@ impl Trie {
         trie.nodes.push(Node { first: 0, count: 0, value: NONE, table: 0 }); // node 0: the root
         let mut level: Vec<(usize, usize, u32)> = vec![(0, sorted.len(), 0)]; // (from, to, node)
         let mut depth = 0;
+        let mut children: Vec<(u8, u32)> = Vec::new();
         while !level.is_empty() {
             let mut next = Vec::new();
             for &(from, to, node) in &level {
@@ -58,7 +59,7 @@ impl Trie {
                     }
                     i += 1;
                 }
-                let mut children: Vec<(u8, u32)> = Vec::new();
+                children.clear();
                 while i < to {
                     let byte = sorted[i].0[depth];
                     let mut j = i;
@@ -78,13 +79,13 @@ impl Trie {
                         trie.tables.resize(trie.tables.len() + 256, NONE);
                     }
                     let base = n.table as usize * 256;
-                    for (byte, child) in children {
+                    for &(byte, child) in &children {
                         trie.tables[base + byte as usize] = child;
                     }
                 } else {
                     n.first = trie.labels.len() as u32;
                     n.count = children.len() as u32;
-                    for (byte, child) in children {
+                    for &(byte, child) in &children {
                         trie.labels.push(byte);
                         trie.targets.push(child);
                     }

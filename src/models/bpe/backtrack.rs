@@ -53,19 +53,33 @@ impl std::fmt::Debug for Backtracker {
 
 impl Backtracker {
     pub fn new(model: &Bpe) -> Self {
-        let mut merged = Vec::new();
-        let whole: Vec<(&[u8], u32)> = model
-            .vocab
-            .ordinary()
-            .filter(|&(id, bytes)| {
-                merged.clear();
-                model.merge_ranked_replay(bytes, &mut merged);
-                merged.len() == 1 && merged[0] == id
-            })
-            .map(|(id, bytes)| (bytes, id))
-            .collect();
+        let tokens: Vec<(&[u8], u32)> = model.vocab.ordinary().map(|(id, bytes)| (bytes, id)).collect();
+        // Replaying every token's merges is half the building time: split over threads. Plain
+        // scoped threads, not the pool's: this may run inside a pool task, and a pool thread
+        // waiting here could pick up another task that waits for this very initialization.
+        let chunk = tokens.len().div_ceil(crate::threads::count().max(1)).max(1);
+        let whole: Vec<(&[u8], u32)> = std::thread::scope(|scope| {
+            let parts: Vec<_> = tokens
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        let mut out = Vec::new();
+                        let mut keep = Vec::with_capacity(part.len());
+                        for &(bytes, id) in part {
+                            out.clear();
+                            model.merge_ranked_replay(bytes, &mut out);
+                            if out.len() == 1 && out[0] == id {
+                                keep.push((bytes, id));
+                            }
+                        }
+                        keep
+                    })
+                })
+                .collect();
+            parts.into_iter().flat_map(|p| p.join().expect("replaying merges does not panic")).collect()
+        });
         let mut joinable = Box::new([0u64; 1024]);
-        for (_, bytes) in model.vocab.ordinary() {
+        for &(bytes, _) in &tokens {
             for w in bytes.windows(2) {
                 let k = (w[0] as usize) << 8 | w[1] as usize;
                 joinable[k / 64] |= 1 << (k % 64);
