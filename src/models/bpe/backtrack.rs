@@ -29,8 +29,10 @@ use crate::trie::Trie;
 use smallvec::SmallVec;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Entries in the compatibility table (8 bytes each): 512 KiB, which stays in L2 cache.
-const MEMO_BITS: u32 = 16;
+/// Entries in the compatibility table (8 bytes each): 2 MiB. Japanese text meets ~30k distinct
+/// pairs per MB under Qwen 3; at 64k entries collisions cost 11k re-merges per MB (warm), at
+/// 256k 3k, and Qwen 3 Japanese ran 15-30% faster (cl100k slightly faster too).
+const MEMO_BITS: u32 = 18;
 /// Ids at or above this do not fit a table entry and are always merged out.
 const MEMO_ID_LIMIT: u32 = 1 << 31;
 
