@@ -171,3 +171,36 @@ def test_unsupported_and_broken_files(tmp_path: Path) -> None:
     chars = tokenmill.train_bpe(["abc abd"], num_merges=1, byte_level=False)
     with pytest.raises(tokenmill.ConfigError, match="byte-level"):
         chars.to_huggingface(tmp_path / "out.json")
+
+
+# Llama 3 and Qwen as Hugging Face ships them: byte-level BPE with a merge list, whose long
+# pieces (runs of CJK characters) go to the backtracking encoder like tiktoken vocabularies do.
+CJK_RUNS = st.lists(
+    st.one_of(st.sampled_from(["日本語", "のテキスト", "中文字符", "、", "。", " ", "漢"]), st.text(max_size=4)),
+    max_size=20,
+).map("".join)
+
+
+@pytest.fixture(scope="module", params=["llama3", "qwen3"])
+def merge_list_model(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    from vocab_files import open_model_encoding, open_model_vocabulary
+
+    ranks, special = open_model_vocabulary(request.param)
+    path = tmp_path_factory.mktemp("merges") / "tokenizer.json"
+    tokenmill.Tokenizer.from_tiktoken(ranks, pattern=request.param, special_tokens=special).to_huggingface(path)
+    loaded = tokenmill.Tokenizer.from_huggingface(path)
+    assert not loaded._core.is_rank_based  # the merge-list route, not the ranks
+    return loaded, open_model_encoding(request.param)
+
+
+def test_merge_list_models_equal_tiktoken_on_long_pieces(merge_list_model, multilingual_text: str) -> None:  # type: ignore[no-untyped-def]
+    tok, reference = merge_list_model
+    docs = [multilingual_text[i : i + 2000] for i in range(0, len(multilingual_text), 2000)]
+    assert tok.encode_batch(docs) == [reference.encode_ordinary(d) for d in docs]
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=CJK_RUNS)
+def test_merge_list_models_equal_tiktoken_on_generated_cjk(merge_list_model, text: str) -> None:  # type: ignore[no-untyped-def]
+    tok, reference = merge_list_model
+    assert tok.encode_ordinary(text) == reference.encode_ordinary(text)

@@ -23,6 +23,11 @@
 //!
 //! Compatibility is decided by merging the two tokens' bytes (short: the scan merger) and kept
 //! in a fixed table shared by all threads, so a pair met again costs one load.
+//!
+//! Nothing above needs tiktoken's ranks: it holds for any rule that merges the lowest-ranked
+//! adjacent pair, leftmost first, with a rank that depends on the two symbols alone — so byte-
+//! level models with a merge list (a `tokenizer.json`: Llama 3, Qwen as Hugging Face ships
+//! them) use it too.
 
 use super::Bpe;
 use crate::trie::Trie;
@@ -69,7 +74,7 @@ impl Backtracker {
                         let mut keep = Vec::with_capacity(part.len());
                         for &(bytes, id) in part {
                             out.clear();
-                            model.merge_ranked_replay(bytes, &mut out);
+                            model.merge_bytes_replay(bytes, &mut out);
                             if out.len() == 1 && out[0] == id {
                                 keep.push((bytes, id));
                             }
@@ -106,7 +111,7 @@ impl Backtracker {
         scratch.extend_from_slice(model.vocab.token_bytes(left).expect("whole tokens exist"));
         scratch.extend_from_slice(model.vocab.token_bytes(right).expect("whole tokens exist"));
         ids.clear();
-        model.merge_ranked_replay(scratch, ids);
+        model.merge_bytes_replay(scratch, ids);
         let answer = ids.len() == 2 && ids[0] == left && ids[1] == right;
         if memoized {
             // Racing writers store the same answer for a key; a lost entry is recomputed.
@@ -207,6 +212,65 @@ mod tests {
             vocab.insert(id as u32, t).unwrap();
         }
         Bpe::from_ranks(vocab, BpeOptions { byte_level: true, ..BpeOptions::default() }).unwrap()
+    }
+
+    /// A byte-level model with a merge list (as a `tokenizer.json` has): random merges of
+    /// existing tokens, listed in a random order — some can only apply after later ones.
+    fn random_merges_model(rng: &mut SplitMix64, alphabet: &[u8], extra: usize) -> Bpe {
+        let mut vocab = Vocab::default();
+        let mut tokens: Vec<Vec<u8>> = Vec::new();
+        for b in 0..=255u8 {
+            vocab.insert(b as u32, &[b]).unwrap();
+            tokens.push(vec![b]);
+        }
+        let mut merges = Vec::new();
+        let pick = |rng: &mut SplitMix64, tokens: &[Vec<u8>]| -> u32 {
+            // Mostly tokens over the alphabet, so merges meet in the drawn pieces.
+            loop {
+                let id = (rng.next_u64() % tokens.len() as u64) as u32;
+                if tokens[id as usize].iter().all(|b| alphabet.contains(b)) {
+                    return id;
+                }
+            }
+        };
+        while merges.len() < extra {
+            let (a, b) = (pick(rng, &tokens), pick(rng, &tokens));
+            let joined = [tokens[a as usize].clone(), tokens[b as usize].clone()].concat();
+            if joined.len() > 7 || merges.contains(&(a, b)) {
+                continue;
+            }
+            if vocab.id(&joined).is_none() {
+                vocab.insert(tokens.len() as u32, &joined).unwrap();
+                tokens.push(joined);
+            }
+            merges.push((a, b));
+        }
+        for i in (1..merges.len()).rev() {
+            let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+            merges.swap(i, j);
+        }
+        Bpe::from_merges(vocab, merges, BpeOptions { byte_level: true, ..BpeOptions::default() }).unwrap()
+    }
+
+    #[test]
+    fn backtracking_equals_replaying_a_merge_list() {
+        let mut rng = SplitMix64(11);
+        for round in 0..60 {
+            let alphabet: &[u8] = if round % 2 == 0 { b"ab" } else { b"abcd" };
+            let model = random_merges_model(&mut rng, alphabet, 20 + (round * 7) % 120);
+            assert!(model.backtracks());
+            let backtracker = super::Backtracker::new(&model);
+            for _ in 0..200 {
+                let len = 1 + (rng.next_u64() % 90) as usize;
+                let piece: Vec<u8> =
+                    (0..len).map(|_| alphabet[(rng.next_u64() % alphabet.len() as u64) as usize]).collect();
+                let (mut fast, mut slow) = (Vec::new(), Vec::new());
+                backtracker.encode(&model, &piece, &mut fast);
+                slow.extend(piece.iter().map(|&b| b as u32));
+                model.merge_symbols(&mut slow);
+                assert_eq!(fast, slow, "round {round}, piece {:?}", String::from_utf8_lossy(&piece));
+            }
+        }
     }
 
     #[test]

@@ -5,6 +5,8 @@
 //! of candidate pairs keyed by (rank, position), with stale entries skipped when popped — so a
 //! megabyte without spaces costs O(n log n), not O(n²).
 
+use super::backtrack::Backtracker;
+use super::ranked::BACKTRACK_ABOVE;
 use super::Bpe;
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
@@ -27,6 +29,10 @@ impl Bpe {
             self.merge_ranked(piece.as_bytes(), out);
             return Ok(());
         }
+        if piece.len() > BACKTRACK_ABOVE && self.backtracks() {
+            self.backtracker().encode(self, piece.as_bytes(), out);
+            return Ok(());
+        }
         let start = out.len();
         if self.options.byte_level {
             out.extend(piece.bytes().map(|b| self.byte_ids[b as usize]));
@@ -41,6 +47,10 @@ impl Bpe {
     pub fn encode_bytes(&self, bytes: &[u8], out: &mut Vec<u32>) {
         if self.rank_based {
             self.merge_ranked(bytes, out);
+            return;
+        }
+        if bytes.len() > BACKTRACK_ABOVE && self.backtracks() {
+            self.backtracker().encode(self, bytes, out);
             return;
         }
         let start = out.len();
@@ -107,6 +117,28 @@ impl Bpe {
         joined.extend_from_slice(self.vocab.token_bytes(left).ok()?);
         joined.extend_from_slice(self.vocab.token_bytes(right).ok()?);
         self.vocab.id(&joined).map(|id| (id, id))
+    }
+
+    /// Whether long pieces go to the backtracking encoder (`backtrack.rs`): byte-level models
+    /// whose merges depend on the two symbols alone (not SentencePiece's, whose unused pieces
+    /// are split back by the text's whole merge order).
+    pub(super) fn backtracks(&self) -> bool {
+        self.options.byte_level && self.sentencepiece.is_none() && self.suffix_id.is_none()
+    }
+
+    pub(super) fn backtracker(&self) -> &Backtracker {
+        self.backtracker.get_or_init(|| std::sync::Arc::new(Backtracker::new(self)))
+    }
+
+    /// A byte-level piece merged by replaying the merges one by one (what the backtracker's
+    /// checks ask).
+    pub(super) fn merge_bytes_replay(&self, bytes: &[u8], out: &mut Vec<u32>) {
+        if self.rank_based {
+            return self.merge_ranked_replay(bytes, out);
+        }
+        let start = out.len();
+        out.extend(bytes.iter().map(|&b| self.byte_ids[b as usize]));
+        self.merge_tail(out, start);
     }
 
     /// Applies this model's merges to a sequence of symbol ids in place.

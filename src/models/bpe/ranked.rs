@@ -6,7 +6,6 @@
 //! Looking up slices of the piece in the token table itself — the same table whole pieces are
 //! looked up in — keeps the encoder's working set to one table.
 
-use super::backtrack::Backtracker;
 use super::Bpe;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -16,7 +15,7 @@ const SCAN_LIMIT: usize = 32;
 const NONE: u32 = u32::MAX;
 /// Pieces longer than this go to the backtracking encoder: from about four CJK characters on it
 /// beats replaying merges (measured on Japanese and Chinese man pages, cl100k).
-const BACKTRACK_ABOVE: usize = 12;
+pub(super) const BACKTRACK_ABOVE: usize = 12;
 
 impl Bpe {
     #[inline]
@@ -34,8 +33,7 @@ impl Bpe {
     /// find the result without replaying the merges (`backtrack.rs`).
     pub(super) fn merge_ranked(&self, piece: &[u8], out: &mut Vec<u32>) {
         if piece.len() > BACKTRACK_ABOVE {
-            let backtracker = self.backtracker.get_or_init(|| std::sync::Arc::new(Backtracker::new(self)));
-            return backtracker.encode(self, piece, out);
+            return self.backtracker().encode(self, piece, out);
         }
         self.merge_ranked_replay(piece, out)
     }
