@@ -1,5 +1,6 @@
-//! Long pieces of ranked vocabularies (tiktoken) in time linear in their length: instead of
-//! replaying merges, find the one segmentation into tokens that merging would end with.
+//! Long pieces of byte-level BPE (tiktoken ranks or a merge list) in time linear in their
+//! length: instead of replaying merges, find the one segmentation into tokens that merging would
+//! end with.
 //!
 //! Why that segmentation can be recognised locally. Call a token *whole* when merging its own
 //! bytes ends with that token alone, and two tokens `a`, `b` *compatible* when merging the bytes
