@@ -35,10 +35,12 @@ use crate::trie::Trie;
 use smallvec::SmallVec;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Entries in the compatibility table (8 bytes each): 2 MiB. Japanese text meets ~30k distinct
-/// pairs per MB under Qwen 3; at 64k entries collisions cost 11k re-merges per MB (warm), at
-/// 256k 3k, and Qwen 3 Japanese ran 15-30% faster (cl100k slightly faster too).
+/// At most this many entries in the compatibility table (8 bytes each): 2 MiB. Japanese text
+/// meets ~30k distinct pairs per MB under Qwen 3; at 64k entries collisions cost 11k re-merges
+/// per MB (warm), at 256k 3k, and Qwen 3 Japanese ran 15-30% faster (cl100k slightly faster
+/// too). Smaller vocabularies get a table of about twice their size.
 const MEMO_BITS: u32 = 18;
+const MIN_MEMO_BITS: u32 = 12;
 /// Ids at or above this do not fit a table entry and are always merged out.
 const MEMO_ID_LIMIT: u32 = 1 << 31;
 
@@ -51,6 +53,8 @@ pub(super) struct Backtracker {
     joinable: Box<[u64; 1024]>,
     /// Direct-mapped: `left << 33 | right << 2 | filled << 1 | compatible`.
     memo: Box<[AtomicU64]>,
+    /// log2 of the table's length.
+    memo_bits: u32,
 }
 
 impl std::fmt::Debug for Backtracker {
@@ -93,15 +97,16 @@ impl Backtracker {
                 joinable[k / 64] |= 1 << (k % 64);
             }
         }
-        let memo = (0..1usize << MEMO_BITS).map(|_| AtomicU64::new(0)).collect();
-        Backtracker { whole: Trie::new(whole), joinable, memo }
+        let memo_bits = (2 * tokens.len()).next_power_of_two().trailing_zeros().clamp(MIN_MEMO_BITS, MEMO_BITS);
+        let memo = (0..1usize << memo_bits).map(|_| AtomicU64::new(0)).collect();
+        Backtracker { whole: Trie::new(whole), joinable, memo, memo_bits }
     }
 
     /// Whether merging the bytes of `left` then `right` ends with `[left, right]`.
     fn compatible(&self, model: &Bpe, left: u32, right: u32, scratch: &mut Vec<u8>, ids: &mut Vec<u32>) -> bool {
         let memoized = left < MEMO_ID_LIMIT && right < MEMO_ID_LIMIT;
         let key = (left as u64) << 33 | (right as u64) << 2 | 2;
-        let slot = &self.memo[slot_of(left, right)];
+        let slot = &self.memo[slot_of(left, right, self.memo_bits)];
         if memoized {
             let entry = slot.load(Ordering::Relaxed);
             if entry & !1 == key {
@@ -179,9 +184,9 @@ impl Backtracker {
 }
 
 #[inline]
-fn slot_of(left: u32, right: u32) -> usize {
+fn slot_of(left: u32, right: u32, bits: u32) -> usize {
     let h = (left as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (right as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-    (h >> (64 - MEMO_BITS)) as usize
+    (h >> (64 - bits)) as usize
 }
 
 #[cfg(test)]
