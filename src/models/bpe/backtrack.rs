@@ -220,6 +220,25 @@ mod tests {
         Bpe::from_ranks(vocab, BpeOptions { byte_level: true, ..BpeOptions::default() }).unwrap()
     }
 
+    /// Backtracking equals replaying the merges one by one on 200 random pieces over `alphabet`.
+    fn assert_backtracking_replays(model: &Bpe, rng: &mut SplitMix64, alphabet: &[u8], round: usize) {
+        let backtracker = super::Backtracker::new(model);
+        for _ in 0..200 {
+            let len = 1 + (rng.next_u64() % 90) as usize;
+            let piece: Vec<u8> =
+                (0..len).map(|_| alphabet[(rng.next_u64() % alphabet.len() as u64) as usize]).collect();
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            backtracker.encode(model, &piece, &mut fast);
+            if model.rank_based {
+                model.merge_ranked_heap(&piece, &mut slow);
+            } else {
+                slow.extend(piece.iter().map(|&b| b as u32));
+                model.merge_symbols(&mut slow);
+            }
+            assert_eq!(fast, slow, "round {round}, piece {:?}", String::from_utf8_lossy(&piece));
+        }
+    }
+
     /// A byte-level model with a merge list (as a `tokenizer.json` has): random merges of
     /// existing tokens, listed in a random order — some can only apply after later ones.
     fn random_merges_model(rng: &mut SplitMix64, alphabet: &[u8], extra: usize) -> Bpe {
@@ -265,17 +284,7 @@ mod tests {
             let alphabet: &[u8] = if round % 2 == 0 { b"ab" } else { b"abcd" };
             let model = random_merges_model(&mut rng, alphabet, 20 + (round * 7) % 120);
             assert!(model.backtracks());
-            let backtracker = super::Backtracker::new(&model);
-            for _ in 0..200 {
-                let len = 1 + (rng.next_u64() % 90) as usize;
-                let piece: Vec<u8> =
-                    (0..len).map(|_| alphabet[(rng.next_u64() % alphabet.len() as u64) as usize]).collect();
-                let (mut fast, mut slow) = (Vec::new(), Vec::new());
-                backtracker.encode(&model, &piece, &mut fast);
-                slow.extend(piece.iter().map(|&b| b as u32));
-                model.merge_symbols(&mut slow);
-                assert_eq!(fast, slow, "round {round}, piece {:?}", String::from_utf8_lossy(&piece));
-            }
+            assert_backtracking_replays(&model, &mut rng, alphabet, round);
         }
     }
 
@@ -285,16 +294,7 @@ mod tests {
         for round in 0..60 {
             let alphabet: &[u8] = if round % 2 == 0 { b"ab" } else { b"abcd" };
             let model = random_model(&mut rng, alphabet, 20 + (round * 7) % 120);
-            let backtracker = super::Backtracker::new(&model);
-            for _ in 0..200 {
-                let len = 1 + (rng.next_u64() % 90) as usize;
-                let piece: Vec<u8> =
-                    (0..len).map(|_| alphabet[(rng.next_u64() % alphabet.len() as u64) as usize]).collect();
-                let (mut fast, mut slow) = (Vec::new(), Vec::new());
-                backtracker.encode(&model, &piece, &mut fast);
-                model.merge_ranked_heap(&piece, &mut slow);
-                assert_eq!(fast, slow, "round {round}, piece {:?}", String::from_utf8_lossy(&piece));
-            }
+            assert_backtracking_replays(&model, &mut rng, alphabet, round);
         }
     }
 }
