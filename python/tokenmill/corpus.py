@@ -158,16 +158,31 @@ def count_into(
 def text_batches(corpus: Iterable[object], column: str) -> Iterator[list[str]]:
     """The texts of an iterable of strings or dicts (their `column`), in batches of about
     `_TEXT_BATCH_BYTES` characters."""
+
+    def texts() -> Iterator[str]:
+        for i, text in enumerate(corpus):
+            if isinstance(text, Mapping):
+                yield document_text(text, column, i)
+            elif isinstance(text, str):
+                yield text
+            else:
+                raise _core.CorpusError(f"corpus item {i} is {type(text).__name__}, expected str or dict")
+
+    return batched_by_size(texts())
+
+
+def batched_by_size(texts: Iterable[str], limit: int = _TEXT_BATCH_BYTES) -> Iterator[list[str]]:
+    """`texts` in lists of about `limit` characters (a list closes once it reaches the limit).
+
+    >>> list(batched_by_size(["ab", "cd", "e"], limit=3))
+    [['ab', 'cd'], ['e']]
+    """
     batch: list[str] = []
     size = 0
-    for i, text in enumerate(corpus):
-        if isinstance(text, Mapping):
-            text = document_text(text, column, i)
-        elif not isinstance(text, str):
-            raise _core.CorpusError(f"corpus item {i} is {type(text).__name__}, expected str or dict")
+    for text in texts:
         batch.append(text)
         size += len(text)
-        if size >= _TEXT_BATCH_BYTES:
+        if size >= limit:
             yield batch
             batch, size = [], 0
     if batch:

@@ -59,7 +59,7 @@ from typing import Any
 from tokenmill import _checks, _core
 from tokenmill._files import remove_stale_temp_files, temp_name, write_atomically
 from tokenmill.columns import DEFAULT_COLUMN, arrow_batches, column_buffers, is_parquet, parquet_batches
-from tokenmill.corpus import document_text, resolve_files, text_batches
+from tokenmill.corpus import batched_by_size, document_text, resolve_files, text_batches
 from tokenmill.progress import Progress
 from tokenmill.tokenizer import Tokenizer, _without_surrogates
 
@@ -407,8 +407,11 @@ def read_part(part: Part, text_field: str | None) -> Iterator[Any]:
     if text_field is None:
         yield [_read_text(path)]
         return
-    batch: list[str] = []
-    size = 0
+    yield from batched_by_size(_json_lines_texts(path, text_field), _TEXT_BATCH_BYTES)
+
+
+def _json_lines_texts(path: str, text_field: str) -> Iterator[str]:
+    """The `text_field` of each object of a JSON Lines file."""
     with _open_text(path) as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
@@ -423,13 +426,7 @@ def read_part(part: Part, text_field: str | None) -> Iterator[Any]:
                 text = document_text(row, text_field, n)
             except _core.CorpusError:
                 raise _core.FormatError(f'{path}: JSON Lines: line {n}: no string field "{text_field}"') from None
-            batch.append(text)
-            size += len(text)
-            if size >= _TEXT_BATCH_BYTES:
-                yield batch
-                batch, size = [], 0
-    if batch:
-        yield batch
+            yield text
 
 
 def _open_text(path: str) -> Any:

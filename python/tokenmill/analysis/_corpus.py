@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Union
 
 from tokenmill import _core
-from tokenmill.corpus import expand_paths
+from tokenmill.corpus import batched_by_size, expand_paths
 
 # A group of documents: a path (str or PathLike; globs and directories too) or texts.
 GroupArg = Union[str, "os.PathLike[str]", Sequence[str]]
@@ -74,16 +74,7 @@ def _group(name: str, group: GroupArg) -> Batches:
 
 def _file_batches(path: Path) -> Batches:
     def batches() -> Iterator[list[str]]:
-        batch: list[str] = []
-        size = 0
-        for doc in read_documents(path):
-            batch.append(doc)
-            size += len(doc)
-            if size >= BATCH_BYTES:
-                yield batch
-                batch, size = [], 0
-        if batch:
-            yield batch
+        return batched_by_size(read_documents(path), BATCH_BYTES)
 
     return batches
 
