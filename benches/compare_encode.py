@@ -139,7 +139,7 @@ def main() -> None:
     )
     rates = throughputs(encoders, docs, total, args.repeat)
     for name, encode in encoders.items():
-        exact = all(encode(d) == e for d, e in zip(docs, expected))
+        exact = all(encode(d) == e for d, e in zip(docs, expected, strict=True))
         print(f"  {name:<14} {rates[name]:7.1f} MB/s  {'exact' if exact else 'DIFFERS from tiktoken'}")
     batch = throughputs(
         {f"{n} thread(s)": lambda _, n=n: tok.encode_ordinary_batch(docs, num_threads=n) for n in (1, 2)},

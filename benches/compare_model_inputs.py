@@ -69,7 +69,7 @@ def main() -> None:
         assert np.array_equal(a[key], b[key]), key
     rows = [e for enc in hf_batch() for e in [enc, *enc.overflowing]]
     assert len(rows) == len(a["input_ids"]) and all(
-        list(r.ids) == list(x) for r, x in zip(rows[:50], a["input_ids"][:50])
+        list(r.ids) == list(x) for r, x in zip(rows[:50], a["input_ids"][:50], strict=True)
     ), "tokenizers rows differ"
     print(
         f"{len(docs)} documents, {size / 1e6:.1f} MB, {len(rows)} rows of {a['input_ids'].shape[1]} tokens; "

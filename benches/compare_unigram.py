@@ -274,7 +274,7 @@ def run_encoding(args: argparse.Namespace, model: str) -> None:
         t_sp, ids_sp = best_of(args.rounds, run_sp)
         t_tm, ids_tm = best_of(args.rounds, run_tm)
         reference = reference if reference is not None else ids_sp
-        bad = [i for i, (a, b) in enumerate(zip(ids_tm, reference)) if a != b]
+        bad = [i for i, (a, b) in enumerate(zip(ids_tm, reference, strict=False)) if a != b]
         check = (
             "ids equal"
             if not bad and len(ids_tm) == len(reference) and ids_sp == reference

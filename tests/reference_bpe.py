@@ -5,6 +5,7 @@ encoder. Each merge recounts every pair from scratch; nothing is incremental or 
 from __future__ import annotations
 
 from collections import Counter
+from itertools import pairwise
 
 
 def train(
@@ -70,7 +71,7 @@ def train(
             break
         pairs: Counter[tuple[bytes, bytes]] = Counter()
         for seq, count in seqs.items():
-            for a, b in zip(seq, seq[1:]):
+            for a, b in pairwise(seq):
                 pairs[(a, b)] += count
         candidates = [(c, p) for p, c in pairs.items() if p not in skipped]
         if not candidates:
@@ -115,7 +116,7 @@ def encode_piece(
         if end_of_word_suffix:
             symbols.append(end_of_word_suffix.encode())
     while len(symbols) > 1:
-        ranked = [(rank[p], i) for i, p in enumerate(zip(symbols, symbols[1:])) if p in rank]
+        ranked = [(rank[p], i) for i, p in enumerate(pairwise(symbols)) if p in rank]
         if not ranked:
             break
         _, i = min(ranked)

@@ -681,7 +681,7 @@ def _m_step(model: _TrainerModel, expected: list[float]) -> list[tuple[str, floa
     score = digamma(count) - digamma(sum of kept counts), instead of log(count / sum). float32 sums."""
     kept = []
     total = 0.0
-    for (piece, _), count in zip(model.pieces, expected):
+    for (piece, _), count in zip(model.pieces, expected, strict=True):
         if count < K_EXPECTED_FREQUENCY_THRESHOLD:
             continue
         kept.append((piece, count))

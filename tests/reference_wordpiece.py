@@ -5,6 +5,7 @@ token's bytes, then the smaller right's. The oracle for tokenmill's incremental 
 from __future__ import annotations
 
 from collections import Counter
+from itertools import pairwise
 
 
 def train(words: dict[str, int], vocab_size: int, specials: list[str], prefix: str = "##") -> list[str]:
@@ -22,7 +23,7 @@ def train(words: dict[str, int], vocab_size: int, specials: list[str], prefix: s
         for symbols, count in seqs:
             for s in symbols:
                 symbol_counts[s] += count
-            for a, b in zip(symbols, symbols[1:]):
+            for a, b in pairwise(symbols):
                 pair_counts[(a, b)] += count
         if not pair_counts:
             break

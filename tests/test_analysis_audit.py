@@ -180,7 +180,7 @@ def test_unigram_inside_by_hand(tmp_path: Path) -> None:
     inside = inside_counts(tok, token_table(tok), report.counts)
     # ▁ only at a word's start (▁abc, twice); a piece without ▁ anywhere after it: b and c in
     # ▁abc (2) and bc (1); bc in ▁abc.
-    assert dict(zip(names, inside)) == {
+    assert dict(zip(names, inside, strict=True)) == {
         "<unk>": 0, "\u2581": 2, "\u2581a": 2, "\u2581ab": 2, "\u2581abc": 0, "a": 2, "b": 3, "c": 3, "bc": 2
     }  # fmt: skip
     flagged = {names[e.id]: e.reasons for e in report.entries}

@@ -159,7 +159,7 @@ def test_assistant_masks(pair) -> None:  # type: ignore[no-untyped-def]
     # Without markers (llama3, Qwen3): the tokens of the assistant's text, found in the render.
     for template in (BUILTIN_TEMPLATES["llama3"], TEMPLATES["qwen3-instruct"]):
         out = tok.apply_chat_template(chat, chat_template=template, return_assistant_mask=True)
-        masked = [i for i, m in zip(out["input_ids"], out["assistant_masks"]) if m]
+        masked = [i for i, m in zip(out["input_ids"], out["assistant_masks"], strict=True) if m]
         assert tok.decode(masked).strip() == "Hi! How can I help?"
 
 

@@ -137,7 +137,7 @@ def test_truncation_with_stride_and_padding(pair_of, processor: str, strategy: s
     batch = [TEXTS[0], long_a, TEXTS[2]]
     for pairs in (None, [long_b] * 3):
         try:
-            expected_batch = hf.encode_batch(batch if pairs is None else list(zip(batch, pairs)))
+            expected_batch = hf.encode_batch(batch if pairs is None else list(zip(batch, pairs, strict=True)))
         except Exception:
             with pytest.raises(tokenmill.TokenmillError):
                 tok.encode_batch_for_model(batch, pairs)

@@ -203,7 +203,7 @@ def test_offsets_point_into_the_original_text(pair) -> None:
     sp, tok = pair
     text = "Ｈｅｌｌｏ  wörld 東京"
     enc = tok(text, return_offsets_mapping=True)
-    for (start, end), token_id in zip(enc["offset_mapping"], enc["input_ids"]):
+    for (start, end), token_id in zip(enc["offset_mapping"], enc["input_ids"], strict=True):
         assert 0 <= start <= end <= len(text)
         if tok.token_kind(token_id) == "normal":
             piece = tok.id_to_token(token_id).replace("▁", "")

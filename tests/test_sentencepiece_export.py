@@ -10,8 +10,9 @@ import pickle
 import types
 import unicodedata
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from hypothesis import given, settings

@@ -8,8 +8,9 @@ import functools
 import hashlib
 import os
 import pickle
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import tiktoken

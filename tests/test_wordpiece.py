@@ -187,4 +187,4 @@ def test_unknown_token_is_known_as_unknown(uncased) -> None:  # type: ignore[no-
     assert tok.token_kind(unk) == "unknown"
     assert tok.token_kind(tok.token_to_id("[CLS]")) == "special"
     theirs = hf.encode("[UNK] \u2603\u0378", add_special_tokens=False)  # padded to 128 by the file
-    assert tok.encode("[UNK] \u2603\u0378") == [i for i, m in zip(theirs.ids, theirs.attention_mask) if m]
+    assert tok.encode("[UNK] \u2603\u0378") == [i for i, m in zip(theirs.ids, theirs.attention_mask, strict=True) if m]

@@ -222,7 +222,7 @@ def _follow(ray: Any, size_refs: list[Any], sizes: list[int], show_progress: boo
     """Moves the bar as shards finish (bytes of shard files; a task's error surfaces here)."""
     if not size_refs:
         return
-    by_ref = dict(zip(size_refs, sizes))
+    by_ref = dict(zip(size_refs, sizes, strict=True))
     pending = list(size_refs)
     with Progress("counting", sum(sizes), "B", show_progress) as bar:
         while pending:
@@ -293,7 +293,7 @@ def _as_counts(part: Any) -> list[WordCounts]:
     rows = part.to_pydict()
     return [
         WordCounts(WordCounts.from_bytes(data)._core, w, c)
-        for data, w, c in zip(rows["counts"], rows["dropped_words"], rows["dropped_count"])
+        for data, w, c in zip(rows["counts"], rows["dropped_words"], rows["dropped_count"], strict=True)
     ]
 
 

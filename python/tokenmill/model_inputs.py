@@ -9,8 +9,8 @@ and back, so a loaded file keeps feeding a model what it fed before.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Callable, Union
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tokenmill import _core
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tokenmill.tokenizer import Tokenizer
 
 Settings = dict[str, Any]
-SpecialTokensArg = Union[Sequence[Union[tuple[str, int], str]], Mapping[str, Union[int, Sequence[int]]], None]
+SpecialTokensArg = Sequence[tuple[str, int] | str] | Mapping[str, int | Sequence[int]] | None
 
 
 # -- templates ---------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import os
 import random
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal
 
 from tokenmill import _checks, _core
 from tokenmill._files import remove_stale_temp_files
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from tokenmill.streaming import DecodeStream
 
-SpecialArg = Union[Literal["all"], Collection[str]]
+SpecialArg = Literal["all"] | Collection[str]
 # The default of the special-token arguments (resolved per model in `_special_args`).
 _DEFAULT: Any = frozenset(["<tokenmill: default>"])
 

@@ -58,7 +58,20 @@ impl CoreTokenizer {
                 return Err(PyErr::fetch(py));
             }
             let list = Bound::from_owned_ptr(py, list).cast_into_unchecked::<PyList>();
+            // Each id's int object is a load at a scattered address (a slot of `objects`, then the
+            // object itself): without prefetching, the list waited on one cache miss after
+            // another (a quarter of encoding's time on English). Slots are fetched two strides
+            // ahead, objects one stride ahead, so the misses overlap.
+            for &id in ids.iter().take(2 * PREFETCH_AHEAD) {
+                prefetch(objects.as_ptr().wrapping_add(id as usize));
+            }
             for (i, &id) in ids.iter().enumerate() {
+                if let Some(&far) = ids.get(i + 2 * PREFETCH_AHEAD) {
+                    prefetch(objects.as_ptr().wrapping_add(far as usize));
+                }
+                if let Some(near) = ids.get(i + PREFETCH_AHEAD).and_then(|&n| objects.get(n as usize)) {
+                    prefetch(near.as_ptr());
+                }
                 let item = match objects.get(id as usize) {
                     Some(object) => object.clone_ref(py).into_ptr(),
                     None => id.into_pyobject(py)?.into_ptr(),
@@ -97,6 +110,21 @@ impl CoreTokenizer {
         }
         detach_reporting(py, None, |notify| self.inner.encode_checked(text, allowed, disallowed, &mut || notify(&[])))
     }
+}
+
+/// How many ids ahead `id_list` prefetches int objects (their slots twice as far ahead).
+const PREFETCH_AHEAD: usize = 8;
+
+/// Asks the CPU to start loading `p`'s cache line; a hint, never a fault, whatever `p` is.
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch does not access memory architecturally; any address is allowed.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// One thread encodes a batch in groups of about this many bytes of text, then makes their lists.

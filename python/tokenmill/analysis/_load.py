@@ -79,7 +79,7 @@ def _label_of(tok: Tokenizer) -> str:
     return f"{tok.model_type}-{tok.vocab_size}"
 
 
-TokenizersArg = Union[TokenizerArg, Sequence[TokenizerArg], Mapping[str, TokenizerArg]]
+TokenizersArg = TokenizerArg | Sequence[TokenizerArg] | Mapping[str, TokenizerArg]
 
 
 def load_tokenizers(specs: TokenizersArg) -> dict[str, Tokenizer]:

@@ -30,7 +30,7 @@ def token_table(tok: Tokenizer) -> TokenTable:
     byte_level = tok.byte_level
     byte_pieces = [
         kind == "byte" or (byte_level and kind == "normal" and raw is not None and not _whole_utf8(raw))
-        for raw, kind in zip(token_bytes, kinds)
+        for raw, kind in zip(token_bytes, kinds, strict=True)
     ]
     return TokenTable(token_bytes, kinds, byte_pieces)
 

@@ -123,7 +123,7 @@ class AuditReport:
         if self.unused_similarity is not None:
             summary += f"\nembedding indicator against {len(self.reference_ids)} reference tokens"
             columns.insert(4, "unused sim")
-            for row, e in zip(body, self.entries):
+            for row, e in zip(body, self.entries[:limit], strict=True):
                 row.insert(4, f"{e.unused_similarity:.3f}")
         return f"{head}\n{summary}\n" + format_table(columns, body)
 
@@ -268,7 +268,7 @@ def unreachable_tokens(
                 continue  # a lone word start (▁) or space: met before other pieces only
             texts.append(text)
         checked.append(i)
-    for i, got in zip(checked, tok.encode_ordinary_batch(texts, num_threads=num_threads)):
+    for i, got in zip(checked, tok.encode_ordinary_batch(texts, num_threads=num_threads), strict=True):
         if (got != [i]) if tok.byte_level else (i not in got):
             out.append(i)
     return sorted(out)

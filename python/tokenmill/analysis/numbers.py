@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from typing import Any
 
 from tokenmill import _checks, _core
 from tokenmill.analysis._load import TokenizersArg, load_tokenizers

@@ -49,7 +49,7 @@ def token_pieces(tok: Tokenizer, text: str) -> list[TokenPiece]:
     raws = tok.decode_tokens_bytes(ids)
     pieces: list[TokenPiece] = []
     pending = b""
-    for i, raw in zip(ids, raws):
+    for i, raw in zip(ids, raws, strict=True):
         pending += raw
         try:
             shown = pending.decode("utf-8")
@@ -78,7 +78,7 @@ def _pieces_by_offsets(tok: Tokenizer, text: str) -> list[TokenPiece]:
     encoding = core.encode_for_model(text, None, False)
     pieces: list[TokenPiece] = []
     at = 0
-    for i, (start, end) in zip(encoding.ids, encoding.offsets):
+    for i, (start, end) in zip(encoding.ids, encoding.offsets, strict=True):
         start, end = max(start, at), max(end, at)
         pieces.append(TokenPiece(i, text[start:end], tok.id_to_token(i), before=text[at:start]))
         at = end

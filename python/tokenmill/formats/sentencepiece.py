@@ -471,7 +471,7 @@ def charsmap_rules(blob: bytes) -> dict[str, str]:
     keys, values = below[root_base]
     texts = {at: _charsmap_string(strings, at) for at in set(values)}
     try:
-        return {key.decode("utf-8"): texts[at] for key, at in sorted(zip(keys, values))}
+        return {key.decode("utf-8"): texts[at] for key, at in sorted(zip(keys, values, strict=True))}
     except UnicodeDecodeError as e:
         raise _core.FormatError(f"precompiled_charsmap: a key {e.object!r} is not UTF-8") from None
 

@@ -14,7 +14,7 @@ import functools
 import re
 from collections.abc import Collection, Sequence
 from collections.abc import Set as AbstractSet
-from typing import TYPE_CHECKING, Any, Literal, NoReturn, Union
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from tokenmill import _core
 from tokenmill.pretokenize_patterns import preset_for_pattern
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-Allowed = Union[Literal["all"], AbstractSet[str]]
-Disallowed = Union[Literal["all"], Collection[str]]
+Allowed = Literal["all"] | AbstractSet[str]
+Disallowed = Literal["all"] | Collection[str]
 
 
 class CheckError(_core.ConfigError, AssertionError):

@@ -3,7 +3,8 @@ pre-tokenizer regex and the special tokens. The same definitions tiktoken uses, 
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from tokenmill.pretokenize_patterns import CL100K, GPT2, O200K
 from tokenmill.tiktoken.load import data_gym_to_mergeable_bpe_ranks, load_tiktoken_bpe

@@ -7,7 +7,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from tokenmill.tiktoken import openai_public
 from tokenmill.tiktoken.core import Encoding
