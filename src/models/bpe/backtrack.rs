@@ -35,12 +35,14 @@ use crate::trie::Trie;
 use smallvec::SmallVec;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// At most this many entries in the compatibility table (8 bytes each): 2 MiB. Japanese text
-/// meets ~30k distinct pairs per MB under Qwen 3; at 64k entries collisions cost 11k re-merges
-/// per MB (warm), at 256k 3k, and Qwen 3 Japanese ran 15-30% faster (cl100k slightly faster
-/// too). Smaller vocabularies get a table of about twice their size.
-const MEMO_BITS: u32 = 18;
-const MIN_MEMO_BITS: u32 = 12;
+/// The compatibility table has at most 2^this sets of `WAYS` entries (8 bytes each). Japanese
+/// text meets ~30k distinct pairs per MB under Qwen 3; a direct-mapped table needed 256k
+/// entries (2 MiB, more than the L2 cache) to keep collisions down, and its load was then the
+/// backtracker's costliest instruction. Sets of eight, one cache line each, keep the pairs in
+/// a quarter of that. Smaller vocabularies get fewer sets (about one entry per token).
+const MEMO_SET_BITS: u32 = 13;
+const MIN_MEMO_SET_BITS: u32 = 9;
+const WAYS: usize = 8;
 /// Ids at or above this do not fit a table entry and are always merged out.
 const MEMO_ID_LIMIT: u32 = 1 << 31;
 
@@ -51,9 +53,10 @@ pub(super) struct Backtracker {
     /// does, no merge can join symbols across a boundary between those bytes, so two whole
     /// tokens meeting there are compatible without asking the table.
     joinable: Box<[u64; 1024]>,
-    /// Direct-mapped: `left << 33 | right << 2 | filled << 1 | compatible`.
-    memo: Box<[AtomicU64]>,
-    /// log2 of the table's length.
+    /// Sets of entries `left << 33 | right << 2 | filled << 1 | compatible`, the most recently
+    /// added first.
+    memo: Box<[MemoSet]>,
+    /// log2 of the number of sets.
     memo_bits: u32,
 }
 
@@ -97,8 +100,9 @@ impl Backtracker {
                 joinable[k / 64] |= 1 << (k % 64);
             }
         }
-        let memo_bits = (2 * tokens.len()).next_power_of_two().trailing_zeros().clamp(MIN_MEMO_BITS, MEMO_BITS);
-        let memo = (0..1usize << memo_bits).map(|_| AtomicU64::new(0)).collect();
+        let memo_bits =
+            (tokens.len() / WAYS).next_power_of_two().trailing_zeros().clamp(MIN_MEMO_SET_BITS, MEMO_SET_BITS);
+        let memo = (0..1usize << memo_bits).map(|_| MemoSet(Default::default())).collect();
         Backtracker { whole: Trie::new(whole), joinable, memo, memo_bits }
     }
 
@@ -106,11 +110,13 @@ impl Backtracker {
     fn compatible(&self, model: &Bpe, left: u32, right: u32, scratch: &mut Vec<u8>, ids: &mut Vec<u32>) -> bool {
         let memoized = left < MEMO_ID_LIMIT && right < MEMO_ID_LIMIT;
         let key = (left as u64) << 33 | (right as u64) << 2 | 2;
-        let slot = &self.memo[slot_of(left, right, self.memo_bits)];
+        let MemoSet(set) = &self.memo[slot_of(left, right, self.memo_bits)];
         if memoized {
-            let entry = slot.load(Ordering::Relaxed);
-            if entry & !1 == key {
-                return entry & 1 == 1;
+            for slot in set {
+                let entry = slot.load(Ordering::Relaxed);
+                if entry & !1 == key {
+                    return entry & 1 == 1;
+                }
             }
         }
         scratch.clear();
@@ -120,8 +126,12 @@ impl Backtracker {
         model.merge_bytes_replay(scratch, ids);
         let answer = ids.len() == 2 && ids[0] == left && ids[1] == right;
         if memoized {
-            // Racing writers store the same answer for a key; a lost entry is recomputed.
-            slot.store(key | answer as u64, Ordering::Relaxed);
+            // The oldest entry makes way. Racing writers may lose or repeat an entry, never
+            // store a wrong one: each entry carries its whole key.
+            for k in (1..WAYS).rev() {
+                set[k].store(set[k - 1].load(Ordering::Relaxed), Ordering::Relaxed);
+            }
+            set[0].store(key | answer as u64, Ordering::Relaxed);
         }
         answer
     }
@@ -182,6 +192,10 @@ impl Backtracker {
         }
     }
 }
+
+/// One cache line of the compatibility table.
+#[repr(align(64))]
+struct MemoSet([AtomicU64; WAYS]);
 
 #[inline]
 fn slot_of(left: u32, right: u32, bits: u32) -> usize {
