@@ -204,3 +204,25 @@ def test_merge_list_models_equal_tiktoken_on_long_pieces(merge_list_model, multi
 def test_merge_list_models_equal_tiktoken_on_generated_cjk(merge_list_model, text: str) -> None:  # type: ignore[no-untyped-def]
     tok, reference = merge_list_model
     assert tok.encode_ordinary(text) == reference.encode_ordinary(text)
+
+
+def test_long_tokens_encode_as_tiktoken_does(merge_list_model) -> None:  # type: ignore[no-untyped-def]
+    """Every token over 12 bytes, as text, through both routes (merge list and ranks): long
+    pieces skip the whole-piece look-up, so the tokens merging cannot reach (Llama 3 has 122
+    such long ones) must still come out whole, as tiktoken's rule has them."""
+    from vocab_files import open_model_vocabulary
+
+    tok, reference = merge_list_model
+    ranks, special = open_model_vocabulary(reference.name)
+    by_ranks = tokenmill.Tokenizer.from_tiktoken(ranks, pattern=reference.name, special_tokens=special)
+    texts = []
+    for raw in reference.token_byte_values():
+        if len(raw) > 12:
+            try:
+                texts.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                continue
+    assert len(texts) > 1000
+    expected = [reference.encode_ordinary(t) for t in texts]
+    assert tok.encode_batch(texts) == expected
+    assert by_ranks.encode_batch(texts) == expected

@@ -30,8 +30,10 @@
 //! level models with a merge list (a `tokenizer.json`: Llama 3, Qwen as Hugging Face ships
 //! them) use it too.
 
+use super::ranked::BACKTRACK_ABOVE;
 use super::Bpe;
 use crate::trie::Trie;
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -49,6 +51,12 @@ const MEMO_ID_LIMIT: u32 = 1 << 31;
 pub(super) struct Backtracker {
     /// Every whole token (see the module), by its bytes.
     whole: Trie,
+    /// The tokens longer than `BACKTRACK_ABOVE` bytes that are not whole (Llama 3 has 122, the
+    /// OpenAI vocabularies and Qwen none): a piece spelling one is that token under tiktoken's
+    /// rule, which the search would not find.
+    unreachable: FxHashMap<Box<[u8]>, u32>,
+    /// The longest of them, so most pieces are never looked up.
+    unreachable_max: usize,
     /// Bit `b1 << 8 | b2` is set when some token holds byte `b1` followed by `b2`. When none
     /// does, no merge can join symbols across a boundary between those bytes, so two whole
     /// tokens meeting there are compatible without asking the table.
@@ -73,25 +81,32 @@ impl Backtracker {
         // scoped threads, not the pool's: this may run inside a pool task, and a pool thread
         // waiting here could pick up another task that waits for this very initialization.
         let chunk = tokens.len().div_ceil(crate::threads::count().max(1)).max(1);
-        let whole: Vec<(&[u8], u32)> = std::thread::scope(|scope| {
+        let (whole, unreachable): (Vec<(&[u8], u32)>, Vec<(&[u8], u32)>) = std::thread::scope(|scope| {
             let parts: Vec<_> = tokens
                 .chunks(chunk)
                 .map(|part| {
                     scope.spawn(move || {
                         let mut out = Vec::new();
-                        let mut keep = Vec::with_capacity(part.len());
+                        let (mut keep, mut long_unreachable) = (Vec::with_capacity(part.len()), Vec::new());
                         for &(bytes, id) in part {
                             out.clear();
                             model.merge_bytes_replay(bytes, &mut out);
                             if out.len() == 1 && out[0] == id {
                                 keep.push((bytes, id));
+                            } else if bytes.len() > BACKTRACK_ABOVE {
+                                long_unreachable.push((bytes, id));
                             }
                         }
-                        keep
+                        (keep, long_unreachable)
                     })
                 })
                 .collect();
-            parts.into_iter().flat_map(|p| p.join().expect("replaying merges does not panic")).collect()
+            let parts: Vec<_> = parts.into_iter().map(|p| p.join().expect("replaying merges does not panic")).collect();
+            parts.into_iter().fold((Vec::new(), Vec::new()), |(mut w, mut u), (pw, pu)| {
+                w.extend(pw);
+                u.extend(pu);
+                (w, u)
+            })
         });
         let mut joinable = Box::new([0u64; 1024]);
         for &(bytes, _) in &tokens {
@@ -103,7 +118,9 @@ impl Backtracker {
         let memo_bits =
             (tokens.len() / WAYS).next_power_of_two().trailing_zeros().clamp(MIN_MEMO_SET_BITS, MEMO_SET_BITS);
         let memo = (0..1usize << memo_bits).map(|_| MemoSet(Default::default())).collect();
-        Backtracker { whole: Trie::new(whole), joinable, memo, memo_bits }
+        let unreachable_max = unreachable.iter().map(|(b, _)| b.len()).max().unwrap_or(0);
+        let unreachable = unreachable.into_iter().map(|(b, id)| (Box::from(b), id)).collect();
+        Backtracker { whole: Trie::new(whole), unreachable, unreachable_max, joinable, memo, memo_bits }
     }
 
     /// Whether merging the bytes of `left` then `right` ends with `[left, right]`.
@@ -136,7 +153,18 @@ impl Backtracker {
         answer
     }
 
-    /// Appends the ids of `piece`, as merging it would give them.
+    /// A long piece's id when it spells a token merging cannot reach (see `unreachable`).
+    #[inline]
+    pub fn unreachable_token(&self, piece: &[u8]) -> Option<u32> {
+        if piece.len() > self.unreachable_max {
+            return None;
+        }
+        self.unreachable.get(piece).copied()
+    }
+
+    /// Appends the ids of `piece`, as merging it would give them. A piece that is a whole token
+    /// comes out as that token (the search's first step takes it), so callers need not look it
+    /// up first.
     pub fn encode(&self, model: &Bpe, piece: &[u8], out: &mut Vec<u32>) {
         let n = piece.len();
         let base = out.len();

@@ -19,6 +19,16 @@ const SCAN_LIMIT: usize = 32;
 impl Bpe {
     /// Appends the ids of `piece` to `out`.
     pub fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
+        if piece.len() > BACKTRACK_ABOVE && self.backtracks() {
+            // No look-up of the whole piece (a miss in the big table, for nearly every long
+            // piece): the backtracker gives a whole token as itself, and knows the few others.
+            let backtracker = self.backtracker();
+            match backtracker.unreachable_token(piece.as_bytes()).filter(|_| self.options.whole_piece_first) {
+                Some(id) => out.push(id),
+                None => backtracker.encode(self, piece.as_bytes(), out),
+            }
+            return Ok(());
+        }
         if self.options.whole_piece_first {
             if let Some(id) = self.vocab.id(piece.as_bytes()) {
                 out.push(id);
@@ -27,10 +37,6 @@ impl Bpe {
         }
         if self.rank_based && self.options.byte_level {
             self.merge_ranked(piece.as_bytes(), out);
-            return Ok(());
-        }
-        if piece.len() > BACKTRACK_ABOVE && self.backtracks() {
-            self.backtracker().encode(self, piece.as_bytes(), out);
             return Ok(());
         }
         let start = out.len();
