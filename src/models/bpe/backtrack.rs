@@ -81,7 +81,7 @@ impl Backtracker {
         // scoped threads, not the pool's: this may run inside a pool task, and a pool thread
         // waiting here could pick up another task that waits for this very initialization.
         let chunk = tokens.len().div_ceil(crate::threads::count().max(1)).max(1);
-        let (whole, unreachable): (Vec<(&[u8], u32)>, Vec<(&[u8], u32)>) = std::thread::scope(|scope| {
+        let (whole, unreachable): (Vec<Token>, Vec<Token>) = std::thread::scope(|scope| {
             let parts: Vec<_> = tokens
                 .chunks(chunk)
                 .map(|part| {
@@ -220,6 +220,9 @@ impl Backtracker {
         }
     }
 }
+
+/// A token's bytes and id.
+type Token<'v> = (&'v [u8], u32);
 
 /// One cache line of the compatibility table.
 #[repr(align(64))]
