@@ -59,13 +59,11 @@ impl LongWord {
             let left = self.prev[pi];
             if left != NONE {
                 if left == last_site {
-                    changes.touching += count;
-                    changes.gained.push(((merged, merged), word));
+                    changes.touching(count, word);
                     self.at.entry((merged, merged)).or_default().push(left);
                 } else {
                     let l = self.symbols[left as usize];
-                    changes.left(l, count);
-                    changes.gained.push(((l, merged), word));
+                    changes.left(l, count, word);
                     self.at.entry((l, merged)).or_default().push(left);
                 }
             }
@@ -76,8 +74,7 @@ impl LongWord {
                 // A touching site to the right accounts for the pair between the two itself.
                 let next_is_site = r == x && after != NONE && self.symbols[after as usize] == y;
                 if !next_is_site {
-                    changes.right(r, count);
-                    changes.gained.push(((merged, r), word));
+                    changes.right(r, count, word);
                     self.at.entry((merged, r)).or_default().push(p);
                 }
                 self.prev[right as usize] = p;

@@ -84,10 +84,9 @@ const PARALLEL_FROM: usize = 16_384;
 
 pub(super) struct MergeState {
     arena: Vec<u32>,
-    pub pair_counts: FxHashMap<Pair, u64>,
-    /// Arena offsets of words that held the pair when it was counted (a word that has lost the
-    /// pair since is skipped when visited).
-    where_pair: FxHashMap<Pair, WordList4>,
+    /// Every pair that occurs, with its count and where-list; a pair is removed when its count
+    /// falls to zero.
+    pairs: FxHashMap<Pair, PairEntry>,
     /// Reused from merge to merge, so its tables keep their capacity.
     changes: Changes,
     /// Words of at least `LONG_WORD` symbols, by arena offset (their arena copy goes stale).
@@ -99,61 +98,141 @@ pub(super) struct MergeState {
 /// or, where two sites touch (`x y x y`), from (y, x) to (z, z). So the change is one number per
 /// neighbour id, kept in arrays indexed by id: an add per site instead of the four hash-map
 /// updates a map keyed by pair needs (those were most of the merge loop's time).
+///
+/// The words that gain each new pair are gathered the same way, in one list per neighbour, so
+/// each new pair's where-list is filled by one hash-map update with no sorting. (A single flat
+/// list of (pair, word) sorted by pair took a third of the merge loop.)
 #[derive(Default)]
 pub(super) struct Changes {
-    /// Count moved from (ℓ, x) to (ℓ, z), by ℓ; `lefts` lists the ids with a non-zero entry.
-    by_left: Vec<u64>,
-    lefts: Vec<u32>,
-    /// Count moved from (y, r) to (z, r), by r.
-    by_right: Vec<u64>,
-    rights: Vec<u32>,
-    /// Count moved from (y, x) to (z, z).
-    pub touching: u64,
+    /// Neighbours on the left: count moved from (ℓ, x) to (ℓ, z), and words that gained (ℓ, z).
+    lefts: Side,
+    /// Neighbours on the right: count moved from (y, r) to (z, r), and words that gained (z, r).
+    rights: Side,
+    /// Count moved from (y, x) to (z, z), and the words that gained (z, z).
+    touching: u64,
+    touching_words: Vec<u32>,
     /// Count of the merged pair itself.
     pub sites: u64,
-    /// (pair, arena offset of a word that gained it), in word order. One flat list rather than
-    /// a vector per pair: a merge can raise thousands of pairs, and allocating for each was a
-    /// large share of training time.
-    pub gained: Vec<(Pair, u32)>,
+}
+
+/// Per-neighbour changes on one side of the merged pair, indexed by neighbour id.
+#[derive(Default)]
+struct Side {
+    /// Count moved, by neighbour id (valid where `slot` is set).
+    moved: Vec<u64>,
+    /// The neighbour's place in `ids` and `words`, or `UNTOUCHED`.
+    slot: Vec<u32>,
+    /// The neighbours touched by this merge, in first-seen order.
+    ids: Vec<u32>,
+    /// For each touched neighbour, the arena offsets of the words that gained its new pair, each
+    /// once. Reused from merge to merge, so the vectors keep their capacity.
+    words: Vec<Vec<u32>>,
+}
+
+const UNTOUCHED: u32 = u32::MAX;
+
+impl Side {
+    /// The slot of `id`, touching it first if this merge has not.
+    #[inline]
+    fn slot_of(&mut self, id: u32) -> usize {
+        let i = id as usize;
+        if i >= self.slot.len() {
+            let len = (i + 1).next_power_of_two();
+            self.slot.resize(len, UNTOUCHED);
+            self.moved.resize(len, 0);
+        }
+        if self.slot[i] == UNTOUCHED {
+            self.slot[i] = self.ids.len() as u32;
+            self.moved[i] = 0;
+            self.ids.push(id);
+            if self.words.len() < self.ids.len() {
+                self.words.push(Vec::new());
+            }
+        }
+        self.slot[i] as usize
+    }
+
+    #[inline]
+    fn add(&mut self, id: u32, count: u64, word: u32) {
+        let slot = self.slot_of(id);
+        self.moved[id as usize] += count;
+        push_once(&mut self.words[slot], word);
+    }
+
+    /// Adds another part's changes (parallel rewrite), leaving `other` empty.
+    fn absorb(&mut self, other: &mut Side) {
+        for (k, &id) in other.ids.iter().enumerate() {
+            let slot = self.slot_of(id);
+            self.moved[id as usize] += other.moved[id as usize];
+            // Parts hold different words, in rising order: the lists simply concatenate.
+            self.words[slot].append(&mut other.words[k]);
+        }
+        other.reset();
+    }
+
+    /// Each touched neighbour with the count moved and the words that gained its new pair.
+    fn drain(&mut self) -> impl Iterator<Item = (u32, u64, &mut Vec<u32>)> {
+        let Side { moved, slot, ids, words } = self;
+        ids.iter().zip(words.iter_mut()).map(move |(&id, list)| {
+            slot[id as usize] = UNTOUCHED;
+            (id, moved[id as usize], list)
+        })
+    }
+
+    fn reset(&mut self) {
+        for (k, &id) in self.ids.iter().enumerate() {
+            self.slot[id as usize] = UNTOUCHED;
+            self.words[k].clear();
+        }
+        self.ids.clear();
+    }
+}
+
+/// Appends `word` unless it is already the last entry (a word's sites are visited together, so
+/// this is enough to list each word once).
+#[inline]
+fn push_once(list: &mut Vec<u32>, word: u32) {
+    if list.last() != Some(&word) {
+        list.push(word);
+    }
 }
 
 impl Changes {
+    /// A site whose left neighbour is `left`, in the word at `word`.
     #[inline]
-    fn bump(table: &mut Vec<u64>, touched: &mut Vec<u32>, id: u32, count: u64) {
-        let i = id as usize;
-        if i >= table.len() {
-            table.resize((i + 1).next_power_of_two(), 0);
-        }
-        if table[i] == 0 {
-            touched.push(id);
-        }
-        table[i] += count;
+    pub fn left(&mut self, left: u32, count: u64, word: u32) {
+        self.lefts.add(left, count, word);
     }
 
+    /// A site whose right neighbour is `right`.
     #[inline]
-    pub fn left(&mut self, left: u32, count: u64) {
-        Self::bump(&mut self.by_left, &mut self.lefts, left, count);
+    pub fn right(&mut self, right: u32, count: u64, word: u32) {
+        self.rights.add(right, count, word);
     }
 
+    /// A site right after another (`x y x y`): the pair between them becomes (z, z).
     #[inline]
-    pub fn right(&mut self, right: u32, count: u64) {
-        Self::bump(&mut self.by_right, &mut self.rights, right, count);
+    pub fn touching(&mut self, count: u64, word: u32) {
+        self.touching += count;
+        push_once(&mut self.touching_words, word);
     }
 
     /// Adds another part's changes (parallel rewrite), leaving `other` empty.
     fn absorb(&mut self, other: &mut Changes) {
-        for &id in &other.lefts {
-            let n = std::mem::take(&mut other.by_left[id as usize]);
-            self.left(id, n);
-        }
-        for &id in &other.rights {
-            let n = std::mem::take(&mut other.by_right[id as usize]);
-            self.right(id, n);
-        }
-        self.touching += other.touching;
-        self.sites += other.sites;
-        self.gained.append(&mut other.gained);
+        self.lefts.absorb(&mut other.lefts);
+        self.rights.absorb(&mut other.rights);
+        self.touching += std::mem::take(&mut other.touching);
+        self.touching_words.append(&mut other.touching_words);
+        self.sites += std::mem::take(&mut other.sites);
     }
+}
+
+/// A pair's count and the words that held it when it was counted (a word that has lost the pair
+/// since is skipped when visited). One map for both: a merge's new pairs take one update each.
+#[derive(Default)]
+struct PairEntry {
+    count: u64,
+    words: WordList4,
 }
 
 #[inline(always)]
@@ -217,37 +296,39 @@ impl MergeState {
         // ever regrown. Each thread scans every word but fills only the lists of its own pairs.
         let parts = crate::threads::count().max(1) as u64;
         let part_of = |pair: Pair| ((pair.0 as u64) << 32 | pair.1 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) % parts;
-        let where_parts: Vec<FxHashMap<Pair, WordList4>> = crate::threads::install(|| {
+        let parts_maps: Vec<FxHashMap<Pair, PairEntry>> = crate::threads::install(|| {
             (0..parts)
                 .into_par_iter()
                 .map(|part| {
-                    let mut lists: FxHashMap<Pair, WordList4> = tallies
+                    let mut entries: FxHashMap<Pair, PairEntry> = tallies
                         .iter()
                         .filter(|&(&pair, _)| part_of(pair) == part)
-                        .map(|(&pair, &(_, words, _))| (pair, WordList4::with_capacity(words as usize)))
+                        .map(|(&pair, &(count, words, _))| {
+                            (pair, PairEntry { count, words: WordList4::with_capacity(words as usize) })
+                        })
                         .collect();
                     for &off in &offsets {
                         let (symbols, _) = word_at(arena_ref, off as usize);
                         for w in symbols.windows(2) {
                             let pair = (w[0], w[1]);
                             if part_of(pair) == part {
-                                let list = lists.get_mut(&pair).expect("tallied");
+                                let list = &mut entries.get_mut(&pair).expect("tallied").words;
                                 if list.last() != Some(&off) {
                                     list.push(off);
                                 }
                             }
                         }
                     }
-                    lists
+                    entries
                 })
                 .collect()
         });
-        let mut where_pair: FxHashMap<Pair, WordList4> = FxHashMap::default();
-        where_pair.reserve(tallies.len());
-        for lists in where_parts {
-            where_pair.extend(lists);
+        let mut pairs: FxHashMap<Pair, PairEntry> = FxHashMap::default();
+        pairs.reserve(tallies.len());
+        drop(tallies);
+        for entries in parts_maps {
+            pairs.extend(entries);
         }
-        let pair_counts = tallies.into_iter().map(|(pair, (n, _, _))| (pair, n)).collect();
         let long = offsets
             .iter()
             .filter(|&&off| arena[off as usize] as usize >= long_from)
@@ -256,13 +337,28 @@ impl MergeState {
                 (off, LongWord::new(symbols, count))
             })
             .collect();
-        MergeState { arena, pair_counts, where_pair, changes: Changes::default(), long }
+        MergeState { arena, pairs, changes: Changes::default(), long }
+    }
+
+    /// The current count of `pair` (0 if it no longer occurs).
+    pub fn count(&self, pair: Pair) -> u64 {
+        self.pairs.get(&pair).map_or(0, |e| e.count)
+    }
+
+    /// Every pair seen at least `min_count` times, with its count.
+    pub fn candidates(&self, min_count: u64) -> Vec<Candidate> {
+        self.pairs
+            .iter()
+            .filter(|(_, e)| e.count >= min_count)
+            .map(|(&pair, e)| Candidate { count: e.count, pair })
+            .collect()
     }
 
     /// Rewrites every word holding `pair` with `merged` in its place and updates pair counts by
     /// the change around each site; returns the pairs whose counts rose (all contain `merged`).
     pub fn apply_merge(&mut self, pair: Pair, merged: u32) -> Vec<Pair> {
-        let mut places = self.where_pair.remove(&pair).unwrap_or_default();
+        // Every occurrence is merged, so the pair is gone afterwards.
+        let mut places = self.pairs.remove(&pair).map(|e| e.words).unwrap_or_default();
         // Chunks from parallel counting arrive in order, but later merges append out of order.
         places.sort_unstable();
         places.dedup();
@@ -307,55 +403,68 @@ impl MergeState {
             }
         }
         let (x, y) = pair;
-        let mut moves: Vec<(Pair, Pair, u64)> = Vec::with_capacity(changes.lefts.len() + changes.rights.len() + 1);
-        for &left in &changes.lefts {
-            moves.push(((left, x), (left, merged), std::mem::take(&mut changes.by_left[left as usize])));
-        }
-        for &right in &changes.rights {
-            moves.push(((y, right), (merged, right), std::mem::take(&mut changes.by_right[right as usize])));
-        }
-        if changes.touching > 0 {
-            moves.push(((y, x), (merged, merged), changes.touching));
-        }
-        changes.lefts.clear();
-        changes.rights.clear();
         // Rises first: if `merged` already existed, a pair may both rise and fall, and adding
         // before subtracting keeps every count from dipping below zero on the way.
-        let mut rose = Vec::with_capacity(moves.len());
-        for &(_, to, n) in &moves {
-            *self.pair_counts.entry(to).or_insert(0) += n;
-            rose.push(to);
+        let mut rose = Vec::with_capacity(changes.lefts.ids.len() + changes.rights.ids.len() + 1);
+        let mut falls = Vec::with_capacity(rose.capacity());
+        for (left, n, words) in changes.lefts.drain() {
+            rose.push((left, merged));
+            falls.push(((left, x), n));
+            self.gain((left, merged), n, words);
         }
-        rose.sort_unstable();
-        rose.dedup();
-        let falls = moves.iter().map(|&(from, _, n)| (from, n)).chain([((x, y), changes.sites)]);
+        for (right, n, words) in changes.rights.drain() {
+            rose.push((merged, right));
+            falls.push(((y, right), n));
+            self.gain((merged, right), n, words);
+        }
+        if changes.touching > 0 {
+            rose.push((merged, merged));
+            falls.push(((y, x), changes.touching));
+            self.gain((merged, merged), changes.touching, &mut changes.touching_words);
+        }
+        changes.lefts.reset();
+        changes.rights.reset();
+        changes.touching = 0;
+        changes.touching_words.clear();
+        changes.sites = 0;
+        // (x, y) was removed above; its falls find nothing.
         for (from, n) in falls {
-            if let Some(count) = self.pair_counts.get_mut(&from) {
+            if let Entry::Occupied(mut e) = self.pairs.entry(from) {
+                let count = &mut e.get_mut().count;
                 debug_assert!(*count >= n, "pair count fell below zero");
                 *count = count.saturating_sub(n);
                 if *count == 0 {
-                    self.pair_counts.remove(&from);
+                    e.remove();
                 }
             }
         }
-        changes.touching = 0;
-        changes.sites = 0;
-        // Grouped by pair; stable, so a word's repeated entries for one pair stay side by side for
-        // `dedup`. (Where-lists need no order: a list is sorted when its pair is merged.)
-        changes.gained.sort_by_key(|&(p, _)| p);
-        changes.gained.dedup();
-        for run in changes.gained.chunk_by(|a, b| a.0 == b.0) {
-            let words = run.iter().map(|&(_, word)| word);
-            match self.where_pair.entry(run[0].0) {
-                Entry::Occupied(mut e) => e.get_mut().extend(words),
-                Entry::Vacant(e) => {
-                    e.insert(words.collect());
-                }
-            }
-        }
-        changes.gained.clear();
         self.changes = changes;
+        // Only a `merged` that already existed can raise one pair twice.
+        rose.sort_unstable();
+        rose.dedup();
         rose
+    }
+
+    /// Adds `n` to the count of `pair` and `words` (emptied) to its where-list.
+    fn gain(&mut self, pair: Pair, n: u64, words: &mut Vec<u32>) {
+        match self.pairs.entry(pair) {
+            Entry::Occupied(mut e) => {
+                let e = e.get_mut();
+                e.count += n;
+                e.words.extend(words.drain(..));
+            }
+            Entry::Vacant(e) => {
+                // A list too long to live inline moves its buffer over rather than copying it.
+                let list = if words.len() > 4 {
+                    WordList4::from_vec(std::mem::take(words))
+                } else {
+                    let list = WordList4::from_slice(words);
+                    words.clear();
+                    list
+                };
+                e.insert(PairEntry { count: n, words: list });
+            }
+        }
     }
 }
 
@@ -385,20 +494,15 @@ fn merge_in_word(arena: &mut [u32], base: usize, offset: u32, (x, y): Pair, merg
             changes.sites += count;
             if write > 0 {
                 if after_site {
-                    changes.touching += count;
-                    changes.gained.push(((merged, merged), offset));
+                    changes.touching(count, offset);
                 } else {
-                    let left = symbols[write - 1];
-                    changes.left(left, count);
-                    changes.gained.push(((left, merged), offset));
+                    changes.left(symbols[write - 1], count, offset);
                 }
             }
             // A touching site to the right accounts for the pair between the two itself.
             let next_is_site = read + 3 < len && symbols[read + 2] == x && symbols[read + 3] == y;
             if read + 2 < len && !next_is_site {
-                let right = symbols[read + 2];
-                changes.right(right, count);
-                changes.gained.push(((merged, right), offset));
+                changes.right(symbols[read + 2], count, offset);
             }
             symbols[write] = merged;
             read += 2;
@@ -510,6 +614,18 @@ mod tests {
         MergeState::new(list)
     }
 
+    impl MergeState {
+        fn sorted_counts(&self) -> Vec<(Pair, u64)> {
+            let mut counts: Vec<(Pair, u64)> = self.pairs.iter().map(|(&p, e)| (p, e.count)).collect();
+            counts.sort_unstable();
+            counts
+        }
+
+        fn most_frequent(&self) -> Option<Pair> {
+            self.pairs.iter().max_by_key(|&(&p, e)| (e.count, std::cmp::Reverse(p))).map(|(&p, _)| p)
+        }
+    }
+
     fn first_word(s: &MergeState) -> Vec<u32> {
         word_at(&s.arena, 0).0.to_vec()
     }
@@ -518,11 +634,11 @@ mod tests {
     fn touching_and_overlapping_sites_count_right() {
         // "aaaa" (a=1): pairs (1,1)×3; merging (1,1)→2 gives "22" with (2,2)×1.
         let mut s = state(&[(&[1, 1, 1, 1], 5)]);
-        assert_eq!(s.pair_counts[&(1, 1)], 15);
+        assert_eq!(s.count((1, 1)), 15);
         let rose = s.apply_merge((1, 1), 2);
         assert_eq!(rose, [(2, 2)]);
-        assert_eq!(s.pair_counts.get(&(1, 1)), None);
-        assert_eq!(s.pair_counts[&(2, 2)], 5);
+        assert_eq!(s.count((1, 1)), 0);
+        assert_eq!(s.count((2, 2)), 5);
         assert_eq!(first_word(&s), [2, 2]);
     }
 
@@ -532,8 +648,7 @@ mod tests {
         let (x, a, y, big) = (7, 1, 9, 3);
         let mut s = state(&[(&[x, a, a, a, y], 2)]);
         s.apply_merge((a, a), big);
-        let mut counts: Vec<(Pair, u64)> = s.pair_counts.iter().map(|(&p, &n)| (p, n)).collect();
-        counts.sort_unstable();
+        let counts = s.sorted_counts();
         assert_eq!(counts, [((a, y), 2), ((big, a), 2), ((x, big), 2)]);
         assert_eq!(first_word(&s), [x, big, a, y]);
     }
@@ -564,7 +679,7 @@ mod tests {
         let mut indexed = MergeState::with_long_words_from(list(), 1000);
         assert_eq!(indexed.long.len(), 1);
         for (step, next_id) in (0..300).zip(100..) {
-            let Some((&pair, _)) = scanned.pair_counts.iter().max_by_key(|&(&p, &n)| (n, std::cmp::Reverse(p))) else {
+            let Some(pair) = scanned.most_frequent() else {
                 break;
             };
             let mut a = scanned.apply_merge(pair, next_id);
@@ -572,10 +687,50 @@ mod tests {
             a.sort_unstable();
             b.sort_unstable();
             assert_eq!(a, b, "pairs raised at step {step}");
-            assert_eq!(scanned.pair_counts, indexed.pair_counts, "counts at step {step}");
+            assert_eq!(scanned.sorted_counts(), indexed.sorted_counts(), "counts at step {step}");
         }
         let (offset, word) = indexed.long.iter().next().unwrap();
         assert_eq!(word.symbols(), word_at(&scanned.arena, *offset as usize).0);
+    }
+
+    #[test]
+    fn counts_and_where_lists_match_a_recount_after_every_merge() {
+        // Random words over a small alphabet (so sites touch and neighbours repeat), several
+        // thousand of them so that the first merges take the parallel path; after each merge
+        // every pair's count must equal a recount of the current words, every word holding a
+        // pair must be on its where-list, and no pair may linger at count zero.
+        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut list = WordList::default();
+        for _ in 0..60_000 {
+            let len = 2 + (next() % 9) as usize;
+            let word: Vec<u32> = (0..len).map(|_| (next() % 4) as u32).collect();
+            list.push(&word, 1 + next() % 3).unwrap();
+        }
+        let offsets = list.offsets.clone();
+        let mut s = MergeState::new(list);
+        let first = s.most_frequent().unwrap();
+        assert!(s.pairs[&first].words.len() >= PARALLEL_FROM, "the first merge should rewrite in parallel");
+        for merged in 4..80 {
+            let Some(pair) = s.most_frequent() else { break };
+            s.apply_merge(pair, merged);
+            let mut recount: FxHashMap<Pair, u64> = FxHashMap::default();
+            for &off in &offsets {
+                let (symbols, count) = word_at(&s.arena, off as usize);
+                for w in symbols.windows(2) {
+                    *recount.entry((w[0], w[1])).or_default() += count;
+                    assert!(s.pairs[&(w[0], w[1])].words.contains(&off), "word {off} missing from a where-list");
+                }
+            }
+            let mut expected: Vec<(Pair, u64)> = recount.into_iter().collect();
+            expected.sort_unstable();
+            assert_eq!(s.sorted_counts(), expected, "after merging into {merged}");
+        }
     }
 
     #[test]

@@ -187,13 +187,7 @@ fn merge_loop(
     let mut state = MergeState::new(words);
     let mut token_bytes: Vec<Vec<u8>> =
         (0..vocab.dense_len() as u32).map(|id| vocab.token_bytes(id).unwrap_or_default().to_vec()).collect();
-    let candidates = state
-        .pair_counts
-        .iter()
-        .filter(|&(_, &count)| count >= min_frequency)
-        .map(|(&pair, &count)| Candidate { count, pair })
-        .collect();
-    let mut heap = PairHeap::new(candidates, &token_bytes);
+    let mut heap = PairHeap::new(state.candidates(min_frequency), &token_bytes);
 
     // Every merge shortens some word, so there can be no more merges than symbols: the
     // reservation never follows an absurd vocab_size.
@@ -204,7 +198,7 @@ fn merge_loop(
         let Some(top) = heap.pop(&token_bytes) else {
             break;
         };
-        let current = state.pair_counts.get(&top.pair).copied().unwrap_or(0);
+        let current = state.count(top.pair);
         if current != top.count {
             // Counts only fall while a pair waits in the heap: re-queue it at its true count.
             if current >= min_frequency {
@@ -224,7 +218,7 @@ fn merge_loop(
         }
         merges.push(top.pair);
         for pair in state.apply_merge(top.pair, merged) {
-            let count = state.pair_counts[&pair];
+            let count = state.count(pair);
             if count >= min_frequency {
                 heap.push(Candidate { count, pair }, &token_bytes);
             }
