@@ -8,14 +8,14 @@ use crate::normalize::Normalizer;
 use crate::pretokenize::PreTokenizer;
 use crate::read::{Block, BlockReader, CutRule};
 use crate::special::{Segment, SpecialTokens};
+use crate::word_table::{CountCache, WordTable};
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 
 /// Unique words (byte strings) with their counts.
 #[derive(Debug, Clone, Default)]
 pub struct WordCounts {
-    counts: FxHashMap<Box<[u8]>, u64>,
+    counts: WordTable,
     /// Bytes of text that went into the counts.
     pub text_bytes: u64,
     /// A word whose count would have passed 2^64 - 1 (it was held at the maximum instead);
@@ -34,7 +34,7 @@ impl WordCounts {
                 }
             }
         } else {
-            self.counts.insert(word.into(), n);
+            self.counts.insert(word, n);
         }
     }
 
@@ -46,8 +46,8 @@ impl WordCounts {
         if self.overflowed.is_none() {
             self.overflowed = other.overflowed.take();
         }
-        for (w, n) in other.counts {
-            self.add(&w, n);
+        for (w, n) in other.counts.iter() {
+            self.add(w, n);
         }
         self.text_bytes = self.text_bytes.saturating_add(other.text_bytes);
         self
@@ -75,15 +75,15 @@ impl WordCounts {
 
     /// Sum of all counts (wider than a count: a table of many large counts can pass 2^64).
     pub fn total(&self) -> u128 {
-        self.counts.values().map(|&n| n as u128).sum()
+        self.counts.iter().map(|(_, n)| n as u128).sum()
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], u64)> {
-        self.counts.iter().map(|(w, &n)| (&w[..], n))
+        self.counts.iter()
     }
 
     pub fn get(&self, word: &[u8]) -> u64 {
-        self.counts.get(word).copied().unwrap_or(0)
+        self.counts.get(word).unwrap_or(0)
     }
 
     /// The `n` most frequent words, ties broken by bytes (deterministic).
@@ -96,7 +96,7 @@ impl WordCounts {
 
     /// Approximate heap bytes held: the word bytes plus the table's per-entry overhead.
     pub fn memory_bytes(&self) -> u64 {
-        self.counts.keys().map(|w| w.len() as u64 + ENTRY_OVERHEAD).sum()
+        self.counts.iter().map(|(w, _)| w.len() as u64 + ENTRY_OVERHEAD).sum()
     }
 
     /// Drops the rarest words until about `budget` bytes remain; returns (words, count mass)
@@ -106,7 +106,7 @@ impl WordCounts {
         if used <= budget {
             return (0, 0);
         }
-        let mut by_rarity: Vec<(u64, Box<[u8]>)> = self.counts.iter().map(|(w, &n)| (n, w.clone())).collect();
+        let mut by_rarity: Vec<(u64, Box<[u8]>)> = self.counts.iter().map(|(w, n)| (n, w.into())).collect();
         by_rarity.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.cmp(&a.1)));
         let (mut words, mut mass) = (0u64, 0u64);
         for (n, w) in by_rarity {
@@ -239,6 +239,9 @@ pub struct WordSplitter {
     pub specials: SpecialTokens,
 }
 
+/// Below this many bytes, counting skips the `CountCache` (setting it up and flushing it would
+/// cost more than it saves).
+const CACHE_FROM: usize = 256 << 10;
 /// Below this size a text is counted on the calling thread.
 const CHUNK: usize = 1 << 20;
 /// Files are read and counted this many bytes at a time.
@@ -248,14 +251,34 @@ impl WordSplitter {
     /// Counts the words of one text into `into` (one thread).
     pub fn count_text(&self, text: &str, into: &mut WordCounts) -> Result<()> {
         into.text_bytes += text.len() as u64;
+        if text.len() < CACHE_FROM {
+            return self.for_each_word(text, |word, _| into.add(word, 1));
+        }
+        let mut cache = CountCache::new();
+        self.count_cached(text, into, &mut cache)?;
+        cache.flush(&mut |word, n| into.add(word, n));
+        Ok(())
+    }
+
+    /// Counts through `cache`; the caller flushes it into `into` when done.
+    fn count_cached(&self, text: &str, into: &mut WordCounts, cache: &mut CountCache) -> Result<()> {
+        self.for_each_word(text, |word, tail| cache.add(word, tail, &mut |word, n| into.add(word, n)))
+    }
+
+    /// Hands every word (pre-tokenized piece) of `text` to `add`, with the text from the word on.
+    fn for_each_word(&self, text: &str, mut add: impl FnMut(&[u8], &[u8])) -> Result<()> {
         self.specials.for_each_segment(
             text,
             |_| Ok(true),
             |segment| match segment {
                 Segment::Text(t) => {
                     let normalized = self.normalizer.apply(t);
+                    let all = normalized.as_bytes();
                     self.pretokenizer.for_each_piece(&normalized, |piece| {
-                        into.add(piece.as_bytes(), 1);
+                        // Pieces are slices of the text; the rest of it from the piece on lets
+                        // the cache read a whole 16 bytes at once.
+                        let start = (piece.as_ptr() as usize).wrapping_sub(all.as_ptr() as usize);
+                        add(piece.as_bytes(), all.get(start..).unwrap_or(piece.as_bytes()));
                         Ok(())
                     })
                 }
@@ -267,12 +290,27 @@ impl WordSplitter {
     /// Counts many texts in parallel.
     pub fn count_texts(&self, texts: &[&str]) -> Result<WordCounts> {
         let chunks: Vec<&str> = texts.iter().flat_map(|t| split_for_threads(t, CHUNK)).collect();
+        let total: usize = chunks.iter().map(|c| c.len()).sum();
         crate::threads::install(|| {
             chunks
                 .par_iter()
                 .with_min_len(per_thread(chunks.len()))
-                .try_fold(WordCounts::default, |mut acc, chunk| {
-                    self.count_text(chunk, &mut acc)?;
+                .try_fold(
+                    || (WordCounts::default(), (total >= CACHE_FROM).then(CountCache::new)),
+                    |(mut acc, mut cache), chunk| {
+                        acc.text_bytes += chunk.len() as u64;
+                        match &mut cache {
+                            Some(cache) => self.count_cached(chunk, &mut acc, cache)?,
+                            None => self.for_each_word(chunk, |word, _| acc.add(word, 1))?,
+                        }
+                        Ok((acc, cache))
+                    },
+                )
+                .map(|folded: Result<(WordCounts, Option<CountCache>)>| {
+                    let (mut acc, cache) = folded?;
+                    if let Some(cache) = cache {
+                        cache.flush(&mut |word, n| acc.add(word, n));
+                    }
                     Ok(acc)
                 })
                 .try_reduce(WordCounts::default, |a, b| Ok(a.merge(b)))

@@ -23,6 +23,7 @@ pub mod threads;
 pub mod tokenizer;
 pub mod trie;
 pub mod vocab;
+pub mod word_table;
 pub mod words;
 
 #[cfg(feature = "python")]
