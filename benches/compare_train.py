@@ -92,6 +92,12 @@ def main() -> None:
     parser.add_argument("--pattern", default="gpt2", choices=["gpt2", "cl100k"])
     parser.add_argument("--only", nargs="*", help="trainers to run (default: all installed)")
     args = parser.parse_args()
+    # Read every file once first, so that no trainer pays for the disk while the ones after it
+    # find the files in the page cache (a 1 GB corpus read cold took the first trainer 6 s).
+    for path in args.files:
+        with open(path, "rb") as fh:
+            while fh.read(1 << 24):
+                pass
     results = {}
     for name, body in TRAINERS.items():
         if args.only and name not in args.only:
