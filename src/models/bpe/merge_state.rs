@@ -6,7 +6,9 @@
 //! `Vec<u32>` as `[len, count_lo, count_hi, symbols…]` and the where-lists hold arena offsets,
 //! so a visit costs one miss instead of three (word header, symbol buffer, count), the words a
 //! few places ahead are prefetched while this one is rewritten, and a word shrinks in place
-//! without allocating.
+//! without allocating. Symbols are u16 when every id the run can create fits (vocabularies of up
+//! to 65,536 tokens, most of those trained): a visit then pulls in half the bytes, and on long
+//! CJK words, where a word is several cache lines of u32, that is most of a visit's cost.
 //!
 //! Tried and dropped: mimalloc as the extension's allocator. It cut training time by a quarter
 //! while every word was its own vector; once words went into the arena and a merge's new pairs
@@ -72,7 +74,68 @@ impl WordList {
     }
 }
 
-/// Arena slots before a word's symbols: its length and its u64 count as two halves.
+/// What the arena stores a symbol (a token id) as. A word's header — its u32 length and u64
+/// count, 96 bits — takes `HEADER` slots, low bits first.
+pub(super) trait Symbol: Copy + Eq + Send + Sync + 'static {
+    const BITS: u32;
+    /// Slots of the length (the first of the header).
+    const LEN: usize = 32 / Self::BITS as usize;
+    /// Slots before a word's symbols.
+    const HEADER: usize = 96 / Self::BITS as usize;
+    /// The low `BITS` bits of `v`.
+    fn from_bits(v: u64) -> Self;
+    fn bits(self) -> u64;
+    #[inline(always)]
+    fn id(self) -> u32 {
+        self.bits() as u32
+    }
+}
+
+impl Symbol for u16 {
+    const BITS: u32 = 16;
+    #[inline(always)]
+    fn from_bits(v: u64) -> Self {
+        v as u16
+    }
+    #[inline(always)]
+    fn bits(self) -> u64 {
+        self as u64
+    }
+}
+
+impl Symbol for u32 {
+    const BITS: u32 = 32;
+    #[inline(always)]
+    fn from_bits(v: u64) -> Self {
+        v as u32
+    }
+    #[inline(always)]
+    fn bits(self) -> u64 {
+        self as u64
+    }
+}
+
+/// The value held in `slots`, low bits first.
+#[inline(always)]
+fn read_bits<S: Symbol>(slots: &[S]) -> u64 {
+    slots.iter().rev().fold(0, |acc, s| acc << S::BITS | s.bits())
+}
+
+#[inline(always)]
+fn write_bits<S: Symbol>(slots: &mut [S], mut v: u64) {
+    for slot in slots {
+        *slot = S::from_bits(v);
+        v >>= S::BITS;
+    }
+}
+
+/// The length of the word at `offset`.
+#[inline(always)]
+fn word_len<S: Symbol>(arena: &[S], offset: usize) -> usize {
+    read_bits(&arena[offset..offset + S::LEN]) as usize
+}
+
+/// Arena slots before a word's symbols in the u32 layout `WordList` uses.
 const HEADER: usize = 3;
 /// How many words ahead of the one being rewritten to prefetch.
 const PREFETCH_AHEAD: usize = 8;
@@ -82,8 +145,64 @@ const LONG_WORD: usize = 1024;
 /// Merges that visit at least this many words rewrite them on several threads.
 const PARALLEL_FROM: usize = 16_384;
 
-pub(super) struct MergeState {
-    arena: Vec<u32>,
+/// The merge state at the symbol width a run needs: u16 when every id it can make fits.
+pub(super) enum AnyMergeState {
+    Narrow(MergeState<u16>),
+    Wide(MergeState<u32>),
+}
+
+impl AnyMergeState {
+    /// Counts the pairs of `words` for a run whose token ids all stay below `id_bound`.
+    pub fn new(words: WordList, id_bound: usize) -> Self {
+        if id_bound <= 1 << 16 {
+            AnyMergeState::Narrow(MergeState::new(words))
+        } else {
+            AnyMergeState::Wide(MergeState::new(words))
+        }
+    }
+
+    pub fn symbol_count(&self) -> usize {
+        match self {
+            AnyMergeState::Narrow(s) => s.symbol_count(),
+            AnyMergeState::Wide(s) => s.symbol_count(),
+        }
+    }
+
+    pub fn count(&self, pair: Pair) -> u64 {
+        match self {
+            AnyMergeState::Narrow(s) => s.count(pair),
+            AnyMergeState::Wide(s) => s.count(pair),
+        }
+    }
+
+    pub fn candidates(&self, from: u64, below: u64) -> Vec<Candidate> {
+        match self {
+            AnyMergeState::Narrow(s) => s.candidates(from, below),
+            AnyMergeState::Wide(s) => s.candidates(from, below),
+        }
+    }
+
+    pub fn floor_for(&self, want: usize, below: u64, min_count: u64) -> u64 {
+        match self {
+            AnyMergeState::Narrow(s) => s.floor_for(want, below, min_count),
+            AnyMergeState::Wide(s) => s.floor_for(want, below, min_count),
+        }
+    }
+
+    /// `merged` must be below the `id_bound` the state was made with.
+    pub fn apply_merge(&mut self, pair: Pair, merged: u32) -> Vec<Pair> {
+        match self {
+            AnyMergeState::Narrow(s) => {
+                assert!(merged < 1 << 16, "token id {merged} past the bound the merge state was made for");
+                s.apply_merge(pair, merged)
+            }
+            AnyMergeState::Wide(s) => s.apply_merge(pair, merged),
+        }
+    }
+}
+
+pub(super) struct MergeState<S: Symbol> {
+    arena: Vec<S>,
     /// Every pair that occurs, with its count and where-list; a pair is removed when its count
     /// falls to zero.
     pairs: FxHashMap<Pair, PairEntry>,
@@ -236,18 +355,18 @@ struct PairEntry {
 }
 
 #[inline(always)]
-fn prefetch(slot: &u32) {
+fn prefetch<S>(slot: &S) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetching is a hint; it never faults, whatever the address.
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((slot as *const u32).cast());
+        _mm_prefetch::<_MM_HINT_T0>((slot as *const S).cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = slot;
 }
 
-impl MergeState {
+impl<S: Symbol> MergeState<S> {
     /// Symbols (plus word headers) in the arena: a bound on how many merges can still happen.
     pub fn symbol_count(&self) -> usize {
         self.arena.len()
@@ -259,7 +378,7 @@ impl MergeState {
     }
 
     fn with_long_words_from(words: WordList, long_from: usize) -> Self {
-        let WordList { arena, offsets, .. } = words;
+        let (arena, offsets) = narrow::<S>(words);
         // Pass 1 (parallel over words): each pair's count and how many words hold it. The last
         // word seen (offset + 1) makes a word count once per pair however often the pair recurs.
         let chunk = (offsets.len() / (crate::threads::count() * 4)).max(1024);
@@ -272,7 +391,7 @@ impl MergeState {
                     for &off in slice {
                         let (symbols, count) = word_at(arena_ref, off as usize);
                         for w in symbols.windows(2) {
-                            let tally = tallies.entry((w[0], w[1])).or_insert((0, 0, 0));
+                            let tally = tallies.entry((w[0].id(), w[1].id())).or_insert((0, 0, 0));
                             tally.0 += count;
                             if tally.2 != off + 1 {
                                 tally.1 += 1;
@@ -310,7 +429,7 @@ impl MergeState {
                     for &off in &offsets {
                         let (symbols, _) = word_at(arena_ref, off as usize);
                         for w in symbols.windows(2) {
-                            let pair = (w[0], w[1]);
+                            let pair = (w[0].id(), w[1].id());
                             if part_of(pair) == part {
                                 let list = &mut entries.get_mut(&pair).expect("tallied").words;
                                 if list.last() != Some(&off) {
@@ -331,10 +450,11 @@ impl MergeState {
         }
         let long = offsets
             .iter()
-            .filter(|&&off| arena[off as usize] as usize >= long_from)
+            .filter(|&&off| word_len(&arena, off as usize) >= long_from)
             .map(|&off| {
                 let (symbols, count) = word_at(&arena, off as usize);
-                (off, LongWord::new(symbols, count))
+                let ids: Vec<u32> = symbols.iter().map(|s| s.id()).collect();
+                (off, LongWord::new(&ids, count))
             })
             .collect();
         MergeState { arena, pairs, changes: Changes::default(), long }
@@ -345,13 +465,26 @@ impl MergeState {
         self.pairs.get(&pair).map_or(0, |e| e.count)
     }
 
-    /// Every pair seen at least `min_count` times, with its count.
-    pub fn candidates(&self, min_count: u64) -> Vec<Candidate> {
+    /// Every pair whose count is at least `from` and below `below`, with its count.
+    pub fn candidates(&self, from: u64, below: u64) -> Vec<Candidate> {
         self.pairs
             .iter()
-            .filter(|(_, e)| e.count >= min_count)
+            .filter(|(_, e)| (from..below).contains(&e.count))
             .map(|(&pair, e)| Candidate { count: e.count, pair })
             .collect()
+    }
+
+    /// The highest count `floor` (at least `min_count`) such that at least `want` pairs counted
+    /// below `below` have a count of `floor` or more: the heap's next floor, taking in about
+    /// `want` more pairs. `min_count` when fewer than `want` such pairs exist.
+    pub fn floor_for(&self, want: usize, below: u64, min_count: u64) -> u64 {
+        let mut counts: Vec<u64> =
+            self.pairs.values().map(|e| e.count).filter(|c| (min_count..below).contains(c)).collect();
+        if counts.len() <= want || want == 0 {
+            return min_count;
+        }
+        let (_, &mut nth, _) = counts.select_nth_unstable_by(want - 1, |a, b| b.cmp(a));
+        nth
     }
 
     /// Rewrites every word holding `pair` with `merged` in its place and updates pair counts by
@@ -380,13 +513,13 @@ impl MergeState {
             let parts = crate::threads::count().max(1);
             let per_part = places.len().div_ceil(parts);
             let mut jobs = Vec::with_capacity(parts);
-            let mut rest: &mut [u32] = &mut self.arena;
+            let mut rest: &mut [S] = &mut self.arena;
             let mut base = 0;
             for group in places.chunks(per_part) {
                 // Each part's arena slice ends where the next part's first word begins.
                 let end = group.last().map_or(base, |&last| {
                     let last = last as usize;
-                    last + HEADER + rest[last - base] as usize
+                    last + S::HEADER + word_len(rest, last - base)
                 });
                 let (mine, tail) = std::mem::take(&mut rest).split_at_mut(end - base);
                 jobs.push((mine, base, group, Changes::default()));
@@ -470,7 +603,14 @@ impl MergeState {
 
 /// Rewrites the words at `places` (sorted arena offsets) in `arena`, a slice of the whole arena
 /// that starts at offset `base`, prefetching the words a few places ahead.
-fn rewrite_words(arena: &mut [u32], base: usize, places: &[u32], pair: Pair, merged: u32, changes: &mut Changes) {
+fn rewrite_words<S: Symbol>(
+    arena: &mut [S],
+    base: usize,
+    places: &[u32],
+    pair: Pair,
+    merged: u32,
+    changes: &mut Changes,
+) {
     for k in 0..places.len() {
         if let Some(&ahead) = places.get(k + PREFETCH_AHEAD) {
             prefetch(&arena[ahead as usize - base]);
@@ -481,12 +621,26 @@ fn rewrite_words(arena: &mut [u32], base: usize, places: &[u32], pair: Pair, mer
 
 /// Merges every `pair` in the word at `offset`, left to right, in place.
 #[inline]
-fn merge_in_word(arena: &mut [u32], base: usize, offset: u32, (x, y): Pair, merged: u32, changes: &mut Changes) {
+fn merge_in_word<S: Symbol>(
+    arena: &mut [S],
+    base: usize,
+    offset: u32,
+    (x, y): Pair,
+    merged: u32,
+    changes: &mut Changes,
+) {
     let off = offset as usize - base;
-    let len = arena[off] as usize;
-    let count = arena[off + 1] as u64 | (arena[off + 2] as u64) << 32;
-    let symbols = &mut arena[off + HEADER..off + HEADER + len];
-    let (mut read, mut write) = (0, 0);
+    let len = word_len(arena, off);
+    let count = read_bits(&arena[off + S::LEN..off + S::HEADER]);
+    let symbols = &mut arena[off + S::HEADER..off + S::HEADER + len];
+    // Every id in the run fits in `S` (`AnyMergeState::new`), so nothing is cut here.
+    let (x, y, merged) = (S::from_bits(x as u64), S::from_bits(y as u64), S::from_bits(merged as u64));
+    // Symbols before the first site stay where they are: find it without writing (a word that
+    // has lost the pair since it was listed has none).
+    let Some(first) = first_site(symbols, x, y) else {
+        return;
+    };
+    let (mut read, mut write) = (first, first);
     // Whether the symbol just written is this merge's result (sites touch: `x y x y`).
     let mut after_site = false;
     while read < len {
@@ -496,13 +650,13 @@ fn merge_in_word(arena: &mut [u32], base: usize, offset: u32, (x, y): Pair, merg
                 if after_site {
                     changes.touching(count, offset);
                 } else {
-                    changes.left(symbols[write - 1], count, offset);
+                    changes.left(symbols[write - 1].id(), count, offset);
                 }
             }
             // A touching site to the right accounts for the pair between the two itself.
             let next_is_site = read + 3 < len && symbols[read + 2] == x && symbols[read + 3] == y;
             if read + 2 < len && !next_is_site {
-                changes.right(symbols[read + 2], count, offset);
+                changes.right(symbols[read + 2].id(), count, offset);
             }
             symbols[write] = merged;
             read += 2;
@@ -514,15 +668,61 @@ fn merge_in_word(arena: &mut [u32], base: usize, offset: u32, (x, y): Pair, merg
         }
         write += 1;
     }
-    arena[off] = write as u32;
+    write_bits(&mut arena[off..off + S::LEN], write as u64);
+}
+
+/// Where the pair `x y` first occurs in `symbols`. Eight windows are compared at a time with no
+/// early exit inside, which the compiler turns into vector compares.
+#[inline]
+fn first_site<S: Symbol>(symbols: &[S], x: S, y: S) -> Option<usize> {
+    const LANES: usize = 8;
+    let pairs = symbols.len().saturating_sub(1);
+    let mut start = 0;
+    while start + LANES <= pairs {
+        let left: &[S; LANES] = symbols[start..start + LANES].try_into().unwrap();
+        let right: &[S; LANES] = symbols[start + 1..start + 1 + LANES].try_into().unwrap();
+        let mut hit = false;
+        for k in 0..LANES {
+            hit |= (left[k] == x) & (right[k] == y);
+        }
+        if hit {
+            break;
+        }
+        start += LANES;
+    }
+    (start..pairs).find(|&k| symbols[k] == x && symbols[k + 1] == y)
 }
 
 /// The symbols and count of the word at `offset`.
 #[inline]
-fn word_at(arena: &[u32], offset: usize) -> (&[u32], u64) {
-    let len = arena[offset] as usize;
-    let count = arena[offset + 1] as u64 | (arena[offset + 2] as u64) << 32;
-    (&arena[offset + HEADER..offset + HEADER + len], count)
+fn word_at<S: Symbol>(arena: &[S], offset: usize) -> (&[S], u64) {
+    let len = word_len(arena, offset);
+    let count = read_bits(&arena[offset + S::LEN..offset + S::HEADER]);
+    (&arena[offset + S::HEADER..offset + S::HEADER + len], count)
+}
+
+/// The words of `list` in an arena of `S` and their offsets there (u32: the list's own).
+fn narrow<S: Symbol>(list: WordList) -> (Vec<S>, Vec<u32>) {
+    let WordList { arena: wide, offsets: wide_offsets, .. } = list;
+    let wide = match (Box::new(wide) as Box<dyn std::any::Any>).downcast::<Vec<S>>() {
+        Ok(same) => return (*same, wide_offsets),
+        Err(wide) => *wide.downcast::<Vec<u32>>().expect("the list's arena is a Vec<u32>"),
+    };
+    let symbols = wide.len() - HEADER * wide_offsets.len();
+    let mut arena: Vec<S> = Vec::with_capacity(S::HEADER * wide_offsets.len() + symbols);
+    let mut offsets = Vec::with_capacity(wide_offsets.len());
+    for &off in &wide_offsets {
+        let off = off as usize;
+        let len = wide[off] as usize;
+        // Offsets count `S` slots, of which there are no more than u32 slots: they fit.
+        offsets.push(arena.len() as u32);
+        let header = arena.len();
+        arena.resize(header + S::HEADER, S::from_bits(0));
+        write_bits(&mut arena[header..header + S::LEN], len as u64);
+        write_bits(&mut arena[header + S::LEN..], wide[off + 1] as u64 | (wide[off + 2] as u64) << 32);
+        arena.extend(wide[off + HEADER..off + HEADER + len].iter().map(|&id| S::from_bits(id as u64)));
+    }
+    (arena, offsets)
 }
 
 /// A heap entry: a pair and the count it had when pushed.
@@ -606,7 +806,7 @@ impl PairHeap {
 mod tests {
     use super::*;
 
-    fn state(words: &[(&[u32], u64)]) -> MergeState {
+    fn state(words: &[(&[u32], u64)]) -> MergeState<u32> {
         let mut list = WordList::default();
         for &(symbols, count) in words {
             list.push(symbols, count).unwrap();
@@ -614,7 +814,7 @@ mod tests {
         MergeState::new(list)
     }
 
-    impl MergeState {
+    impl<S: Symbol> MergeState<S> {
         fn sorted_counts(&self) -> Vec<(Pair, u64)> {
             let mut counts: Vec<(Pair, u64)> = self.pairs.iter().map(|(&p, e)| (p, e.count)).collect();
             counts.sort_unstable();
@@ -626,7 +826,7 @@ mod tests {
         }
     }
 
-    fn first_word(s: &MergeState) -> Vec<u32> {
+    fn first_word(s: &MergeState<u32>) -> Vec<u32> {
         word_at(&s.arena, 0).0.to_vec()
     }
 
@@ -675,8 +875,8 @@ mod tests {
             }
             list
         };
-        let mut scanned = MergeState::with_long_words_from(list(), usize::MAX);
-        let mut indexed = MergeState::with_long_words_from(list(), 1000);
+        let mut scanned = MergeState::<u32>::with_long_words_from(list(), usize::MAX);
+        let mut indexed = MergeState::<u32>::with_long_words_from(list(), 1000);
         assert_eq!(indexed.long.len(), 1);
         for (step, next_id) in (0..300).zip(100..) {
             let Some(pair) = scanned.most_frequent() else {
@@ -695,10 +895,15 @@ mod tests {
 
     #[test]
     fn counts_and_where_lists_match_a_recount_after_every_merge() {
-        // Random words over a small alphabet (so sites touch and neighbours repeat), several
-        // thousand of them so that the first merges take the parallel path; after each merge
-        // every pair's count must equal a recount of the current words, every word holding a
-        // pair must be on its where-list, and no pair may linger at count zero.
+        recount_after_every_merge::<u16>();
+        recount_after_every_merge::<u32>();
+    }
+
+    /// Random words over a small alphabet (so sites touch and neighbours repeat), several
+    /// thousand of them so that the first merges take the parallel path; after each merge every
+    /// pair's count must equal a recount of the current words, every word holding a pair must be
+    /// on its where-list, and no pair may linger at count zero.
+    fn recount_after_every_merge<S: Symbol>() {
         let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
         let mut next = move || {
             seed ^= seed << 13;
@@ -706,14 +911,21 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        let mut list = WordList::default();
-        for _ in 0..60_000 {
-            let len = 2 + (next() % 9) as usize;
-            let word: Vec<u32> = (0..len).map(|_| (next() % 4) as u32).collect();
-            list.push(&word, 1 + next() % 3).unwrap();
-        }
-        let offsets = list.offsets.clone();
-        let mut s = MergeState::new(list);
+        let words: Vec<(Vec<u32>, u64)> = (0..60_000)
+            .map(|_| {
+                let len = 2 + (next() % 9) as usize;
+                ((0..len).map(|_| (next() % 4) as u32).collect(), 1 + next() % 3)
+            })
+            .collect();
+        let list = || {
+            let mut list = WordList::default();
+            for (word, count) in &words {
+                list.push(word, *count).unwrap();
+            }
+            list
+        };
+        let offsets = narrow::<S>(list()).1;
+        let mut s = MergeState::<S>::new(list());
         let first = s.most_frequent().unwrap();
         assert!(s.pairs[&first].words.len() >= PARALLEL_FROM, "the first merge should rewrite in parallel");
         for merged in 4..80 {
@@ -723,8 +935,9 @@ mod tests {
             for &off in &offsets {
                 let (symbols, count) = word_at(&s.arena, off as usize);
                 for w in symbols.windows(2) {
-                    *recount.entry((w[0], w[1])).or_default() += count;
-                    assert!(s.pairs[&(w[0], w[1])].words.contains(&off), "word {off} missing from a where-list");
+                    let pair = (w[0].id(), w[1].id());
+                    *recount.entry(pair).or_default() += count;
+                    assert!(s.pairs[&pair].words.contains(&off), "word {off} missing from a where-list");
                 }
             }
             let mut expected: Vec<(Pair, u64)> = recount.into_iter().collect();

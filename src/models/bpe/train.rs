@@ -13,12 +13,15 @@
 //! Ties between equal counts break on bytes: the smaller left token, then the smaller right
 //! token, so the result never depends on thread count, hash order or corpus order.
 
-use super::merge_state::{Candidate, MergeState, Pair, PairHeap, WordList};
+use super::merge_state::{AnyMergeState, Candidate, Pair, PairHeap, WordList};
 use super::{Bpe, BpeOptions};
 use crate::count::WordCounts;
 use crate::error::{Error, Result};
 use crate::vocab::Vocab;
 use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The fewest pairs the merge heap takes in at a time (see `merge_loop`).
+const HEAP_BATCH_MIN: usize = 16_384;
 
 /// Everything that decides what BPE training learns. Shared by the Python API and the CLI.
 #[derive(Debug, Clone, Default)]
@@ -184,10 +187,20 @@ fn merge_loop(
         }
     };
 
-    let mut state = MergeState::new(words);
+    // Each learned token takes the lowest free id, and at most `target_merges` are learned, so
+    // every id stays below `n_vocab + target_merges`: u16 symbols when that is at most 65,536.
+    let mut state = AnyMergeState::new(words, vocab.n_vocab() + target_merges);
     let mut token_bytes: Vec<Vec<u8>> =
         (0..vocab.dense_len() as u32).map(|id| vocab.token_bytes(id).unwrap_or_default().to_vec()).collect();
-    let mut heap = PairHeap::new(state.candidates(min_frequency), &token_bytes);
+    // The heap holds only the pairs counted at least `floor` times (a few per merge still to
+    // learn) rather than every pair: most of the million-odd pairs of a corpus are never merged,
+    // and a heap of them all is deep and cold. Every pair counted `floor` times or more has an
+    // entry (counts that rise are pushed, counts that fall leave a higher entry behind), so the
+    // top, once its count is checked, is still the most frequent pair; when the heap runs dry the
+    // floor drops and the pairs between the two floors come in.
+    let heap_batch = |merges_left: usize| (2 * merges_left).max(HEAP_BATCH_MIN);
+    let mut floor = state.floor_for(heap_batch(target_merges), u64::MAX, min_frequency);
+    let mut heap = PairHeap::new(state.candidates(floor, u64::MAX), &token_bytes);
 
     // Every merge shortens some word, so there can be no more merges than symbols: the
     // reservation never follows an absurd vocab_size.
@@ -196,12 +209,22 @@ fn merge_loop(
     let report_every = (target_merges as u64 / 200).max(1);
     while !done(merges.len(), &vocab) {
         let Some(top) = heap.pop(&token_bytes) else {
-            break;
+            if floor <= min_frequency {
+                break;
+            }
+            let merges_left = target_merges.saturating_sub(merges.len() - merges_before);
+            let lower = state.floor_for(heap_batch(merges_left), floor, min_frequency);
+            for candidate in state.candidates(lower, floor) {
+                heap.push(candidate, &token_bytes);
+            }
+            floor = lower;
+            continue;
         };
         let current = state.count(top.pair);
         if current != top.count {
-            // Counts only fall while a pair waits in the heap: re-queue it at its true count.
-            if current >= min_frequency {
+            // Counts only fall while a pair waits in the heap: re-queue it at its true count
+            // (below the floor it is found again when the floor drops).
+            if current >= floor {
                 heap.push(Candidate { count: current, ..top }, &token_bytes);
             }
             continue;
@@ -219,7 +242,7 @@ fn merge_loop(
         merges.push(top.pair);
         for pair in state.apply_merge(top.pair, merged) {
             let count = state.count(pair);
-            if count >= min_frequency {
+            if count >= floor {
                 heap.push(Candidate { count, pair }, &token_bytes);
             }
         }
