@@ -23,6 +23,15 @@ use rustc_hash::{FxHashMap, FxHashSet};
 /// The fewest pairs the merge heap takes in at a time (see `merge_loop`).
 const HEAP_BATCH_MIN: usize = 16_384;
 
+/// How many pairs the heap takes in when `merges_left` merges are still to learn.
+fn heap_batch(merges_left: usize) -> usize {
+    #[cfg(test)]
+    if let Some(n) = tests::HEAP_BATCH.get() {
+        return n;
+    }
+    (2 * merges_left).max(HEAP_BATCH_MIN)
+}
+
 /// Everything that decides what BPE training learns. Shared by the Python API and the CLI.
 #[derive(Debug, Clone, Default)]
 pub struct BpeTrainConfig {
@@ -198,7 +207,6 @@ fn merge_loop(
     // entry (counts that rise are pushed, counts that fall leave a higher entry behind), so the
     // top, once its count is checked, is still the most frequent pair; when the heap runs dry the
     // floor drops and the pairs between the two floors come in.
-    let heap_batch = |merges_left: usize| (2 * merges_left).max(HEAP_BATCH_MIN);
     let mut floor = state.floor_for(heap_batch(target_merges), u64::MAX, min_frequency);
     let mut heap = PairHeap::new(state.candidates(floor, u64::MAX), &token_bytes);
 
@@ -369,6 +377,46 @@ fn utf8_word(word: &[u8]) -> Result<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Overrides `heap_batch` on this test's thread.
+        pub(super) static HEAP_BATCH: Cell<Option<usize>> = const { Cell::new(None) };
+    }
+
+    #[test]
+    fn a_heap_fed_in_small_batches_learns_the_same_merges() {
+        // Thousands of distinct pairs and heaps fed 5 or 60 at a time, so the floor drops many
+        // times, against a heap holding every pair; with min_frequency and max_token_length (a
+        // pair skipped for its length is popped again after the floor drops, and skipped again).
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut words = WordCounts::default();
+        for _ in 0..4000 {
+            let len = 2 + (next() % 10) as usize;
+            let word: Vec<u8> = (0..len).map(|_| b'a' + (next() % 26) as u8).collect();
+            words.add(&word, 1 + next() % 20);
+        }
+        for (min_frequency, max_token_length) in [(1, None), (3, Some(3))] {
+            let config =
+                BpeTrainConfig { num_merges: Some(600), min_frequency, max_token_length, ..Default::default() };
+            let learn = |batch: Option<usize>| {
+                HEAP_BATCH.set(batch);
+                let model = train(&words, &config, &mut |_| Ok(())).unwrap();
+                HEAP_BATCH.set(None);
+                merge_strings(&model)
+            };
+            let all = learn(Some(usize::MAX));
+            assert!(all.len() > 300, "only {} merges learned", all.len());
+            assert_eq!(learn(Some(5)), all, "batches of 5, min_frequency {min_frequency}");
+            assert_eq!(learn(Some(60)), all, "batches of 60, min_frequency {min_frequency}");
+        }
+    }
 
     fn counts(pairs: &[(&str, u64)]) -> WordCounts {
         let mut c = WordCounts::default();
