@@ -13,7 +13,7 @@
 //! Ties between equal counts break on bytes: the smaller left token, then the smaller right
 //! token, so the result never depends on thread count, hash order or corpus order.
 
-use super::merge_state::{AnyMergeState, Candidate, Pair, PairHeap, WordList};
+use super::merge_state::{AnyMergeState, Candidate, Pair, PairHeap, TokenOrder, WordList};
 use super::{Bpe, BpeOptions};
 use crate::count::WordCounts;
 use crate::error::{Error, Result};
@@ -199,7 +199,7 @@ fn merge_loop(
     // Each learned token takes the lowest free id, and at most `target_merges` are learned, so
     // every id stays below `n_vocab + target_merges`: u16 symbols when that is at most 65,536.
     let mut state = AnyMergeState::new(words, vocab.n_vocab() + target_merges);
-    let mut token_bytes: Vec<Vec<u8>> =
+    let mut token_bytes: TokenOrder =
         (0..vocab.dense_len() as u32).map(|id| vocab.token_bytes(id).unwrap_or_default().to_vec()).collect();
     // The heap holds only the pairs counted at least `floor` times (a few per merge still to
     // learn) rather than every pair: most of the million-odd pairs of a corpus are never merged,
@@ -237,15 +237,14 @@ fn merge_loop(
             }
             continue;
         }
-        let mut joined = token_bytes[top.pair.0 as usize].clone();
-        joined.extend_from_slice(&token_bytes[top.pair.1 as usize]);
+        let mut joined = token_bytes.bytes(top.pair.0).to_vec();
+        joined.extend_from_slice(token_bytes.bytes(top.pair.1));
         if token_len(&joined) > max_len {
             continue;
         }
         let merged = vocab.push(&joined);
-        if merged as usize >= token_bytes.len() {
-            token_bytes.resize(merged as usize + 1, Vec::new());
-            token_bytes[merged as usize] = joined;
+        if token_bytes.bytes_len() <= merged as usize {
+            token_bytes.set(merged, joined);
         }
         merges.push(top.pair);
         for pair in state.apply_merge(top.pair, merged) {
