@@ -379,61 +379,31 @@ impl<S: Symbol> MergeState<S> {
 
     fn with_long_words_from(words: WordList, long_from: usize) -> Self {
         let (arena, offsets) = narrow::<S>(words);
-        // Pass 1 (parallel over words): each pair's count and how many words hold it. The last
-        // word seen (offset + 1) makes a word count once per pair however often the pair recurs.
-        let chunk = (offsets.len() / (crate::threads::count() * 4)).max(1024);
-        let arena_ref = &arena;
-        let tallies: FxHashMap<Pair, (u64, u32, u32)> = crate::threads::install(|| {
-            offsets
-                .par_chunks(chunk)
-                .map(|slice| {
-                    let mut tallies: FxHashMap<Pair, (u64, u32, u32)> = FxHashMap::default();
-                    for &off in slice {
-                        let (symbols, count) = word_at(arena_ref, off as usize);
-                        for w in symbols.windows(2) {
-                            let tally = tallies.entry((w[0].id(), w[1].id())).or_insert((0, 0, 0));
-                            tally.0 += count;
-                            if tally.2 != off + 1 {
-                                tally.1 += 1;
-                                tally.2 = off + 1;
-                            }
-                        }
-                    }
-                    tallies
-                })
-                .reduce(FxHashMap::default, |mut a, b| {
-                    for (pair, (n, words, _)) in b {
-                        // Chunks hold different words, so their word tallies simply add up.
-                        let tally = a.entry(pair).or_insert((0, 0, 0));
-                        tally.0 += n;
-                        tally.1 += words;
-                    }
-                    a
-                })
-        });
-        // Pass 2 (parallel over pairs): where-lists allocated at their exact size, so none is
-        // ever regrown. Each thread scans every word but fills only the lists of its own pairs.
+        // One pass, parallel over pairs: each thread scans every word but counts, and lists the
+        // words of, only its own share of the pairs (by hash), so no map is ever merged with
+        // another. (A first pass used to tally each list's size so it could be allocated
+        // exactly; without it training is no slower — CJK 1.12-1.13 s -> 1.09-1.13 s after
+        // counting — for ~0.01 GB more peak memory in the lists' slack.)
         let parts = crate::threads::count().max(1) as u64;
-        let part_of = |pair: Pair| ((pair.0 as u64) << 32 | pair.1 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) % parts;
+        let part_of = |pair: Pair| {
+            let hash = ((pair.0 as u64) << 32 | pair.1 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            ((hash as u128 * parts as u128) >> 64) as u64
+        };
+        let arena_ref = &arena;
         let parts_maps: Vec<FxHashMap<Pair, PairEntry>> = crate::threads::install(|| {
             (0..parts)
                 .into_par_iter()
                 .map(|part| {
-                    let mut entries: FxHashMap<Pair, PairEntry> = tallies
-                        .iter()
-                        .filter(|&(&pair, _)| part_of(pair) == part)
-                        .map(|(&pair, &(count, words, _))| {
-                            (pair, PairEntry { count, words: WordList4::with_capacity(words as usize) })
-                        })
-                        .collect();
+                    let mut entries: FxHashMap<Pair, PairEntry> = FxHashMap::default();
                     for &off in &offsets {
-                        let (symbols, _) = word_at(arena_ref, off as usize);
+                        let (symbols, count) = word_at(arena_ref, off as usize);
                         for w in symbols.windows(2) {
                             let pair = (w[0].id(), w[1].id());
                             if part_of(pair) == part {
-                                let list = &mut entries.get_mut(&pair).expect("tallied").words;
-                                if list.last() != Some(&off) {
-                                    list.push(off);
+                                let entry = entries.entry(pair).or_default();
+                                entry.count += count;
+                                if entry.words.last() != Some(&off) {
+                                    entry.words.push(off);
                                 }
                             }
                         }
@@ -442,10 +412,10 @@ impl<S: Symbol> MergeState<S> {
                 })
                 .collect()
         });
-        let mut pairs: FxHashMap<Pair, PairEntry> = FxHashMap::default();
-        pairs.reserve(tallies.len());
-        drop(tallies);
+        let mut parts_maps = parts_maps.into_iter();
+        let mut pairs = parts_maps.next().unwrap_or_default();
         for entries in parts_maps {
+            pairs.reserve(entries.len());
             pairs.extend(entries);
         }
         let long = offsets
