@@ -794,6 +794,26 @@ impl PairHeap {
         }
     }
 
+    /// Entries held (stale ones included).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Keeps the `keep` entries with the highest counts (and any tied with the last of them)
+    /// and returns the lowest count kept: every entry dropped counted less.
+    pub fn prune(&mut self, keep: usize, tokens: &TokenOrder) -> u64 {
+        if keep == 0 || keep >= self.entries.len() {
+            return 0;
+        }
+        let mut counts: Vec<u64> = self.entries.iter().map(|c| c.count).collect();
+        let (_, &mut cut, _) = counts.select_nth_unstable_by(keep - 1, |a, b| b.cmp(a));
+        self.entries.retain(|c| c.count >= cut);
+        for i in (0..self.entries.len() / 2).rev() {
+            self.sift_down(i, tokens);
+        }
+        cut
+    }
+
     pub fn pop(&mut self, tokens: &TokenOrder) -> Option<Candidate> {
         let last = self.entries.pop()?;
         if self.entries.is_empty() {

@@ -23,6 +23,18 @@ use rustc_hash::{FxHashMap, FxHashSet};
 /// The fewest pairs the merge heap takes in at a time (see `merge_loop`).
 const HEAP_BATCH_MIN: usize = 16_384;
 
+/// The heap is cut back to a batch when it holds this many batches.
+const HEAP_PRUNE_AT: usize = 4;
+
+/// The heap size at which it is cut back to `batch` entries.
+fn heap_prune_at(batch: usize) -> usize {
+    #[cfg(test)]
+    if let Some(n) = tests::HEAP_PRUNE_AT.get() {
+        return n;
+    }
+    HEAP_PRUNE_AT.saturating_mul(batch)
+}
+
 /// How many pairs the heap takes in when `merges_left` merges are still to learn.
 fn heap_batch(merges_left: usize) -> usize {
     #[cfg(test)]
@@ -206,7 +218,9 @@ fn merge_loop(
     // and a heap of them all is deep and cold. Every pair counted `floor` times or more has an
     // entry (counts that rise are pushed, counts that fall leave a higher entry behind), so the
     // top, once its count is checked, is still the most frequent pair; when the heap runs dry the
-    // floor drops and the pairs between the two floors come in.
+    // floor drops and the pairs between the two floors come in. Byte-level training starts with
+    // few pairs (byte pairs: the floor starts at the minimum) and merges create millions, so when
+    // the heap grows past a few batches the floor rises to keep a batch.
     let mut floor = state.floor_for(heap_batch(target_merges), u64::MAX, min_frequency);
     let mut heap = PairHeap::new(state.candidates(floor, u64::MAX), &token_bytes);
 
@@ -252,6 +266,12 @@ fn merge_loop(
             if count >= floor {
                 heap.push(Candidate { count, pair }, &token_bytes);
             }
+        }
+        let batch = heap_batch(target_merges.saturating_sub(merges.len() - merges_before));
+        if heap.len() > heap_prune_at(batch) {
+            // Entries below the new floor belong to pairs counted below it now (an entry is never
+            // below its pair's count), so every pair at or above the floor keeps its entry.
+            floor = floor.max(heap.prune(batch, &token_bytes));
         }
         let learned = (merges.len() - merges_before) as u64;
         if learned - reported >= report_every {
@@ -381,13 +401,16 @@ mod tests {
     thread_local! {
         /// Overrides `heap_batch` on this test's thread.
         pub(super) static HEAP_BATCH: Cell<Option<usize>> = const { Cell::new(None) };
+        /// Overrides `heap_prune_at`.
+        pub(super) static HEAP_PRUNE_AT: Cell<Option<usize>> = const { Cell::new(None) };
     }
 
     #[test]
     fn a_heap_fed_in_small_batches_learns_the_same_merges() {
-        // Thousands of distinct pairs and heaps fed 5 or 60 at a time, so the floor drops many
-        // times, against a heap holding every pair; with min_frequency and max_token_length (a
-        // pair skipped for its length is popped again after the floor drops, and skipped again).
+        // Thousands of distinct pairs and heaps fed a few at a time, so the floor drops (and,
+        // as the heap is cut back, rises) many times, against a heap holding every pair; with
+        // min_frequency and max_token_length (a pair skipped for its length is popped again after
+        // the floor drops, and skipped again).
         let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut next = move || {
             seed ^= seed << 13;
@@ -404,16 +427,24 @@ mod tests {
         for (min_frequency, max_token_length) in [(1, None), (3, Some(3))] {
             let config =
                 BpeTrainConfig { num_merges: Some(600), min_frequency, max_token_length, ..Default::default() };
-            let learn = |batch: Option<usize>| {
+            let learn = |batch: Option<usize>, prune_at: Option<usize>| {
                 HEAP_BATCH.set(batch);
+                HEAP_PRUNE_AT.set(prune_at);
                 let model = train(&words, &config, &mut |_| Ok(())).unwrap();
                 HEAP_BATCH.set(None);
+                HEAP_PRUNE_AT.set(None);
                 merge_strings(&model)
             };
-            let all = learn(Some(usize::MAX));
+            let all = learn(Some(usize::MAX), Some(usize::MAX));
             assert!(all.len() > 300, "only {} merges learned", all.len());
-            assert_eq!(learn(Some(5)), all, "batches of 5, min_frequency {min_frequency}");
-            assert_eq!(learn(Some(60)), all, "batches of 60, min_frequency {min_frequency}");
+            // 1000 is more than the pairs at the start (the byte-level case: the floor starts at
+            // the minimum and rises only as merges create pairs and the heap is cut back).
+            for batch in [5, 60, 300, 1000] {
+                assert_eq!(learn(Some(batch), None), all, "batches of {batch}, min_frequency {min_frequency}");
+                // Cut back to the batch whenever it holds a few more.
+                let cut_often = learn(Some(batch), Some(batch + 3));
+                assert_eq!(cut_often, all, "batches of {batch} cut back often, min_frequency {min_frequency}");
+            }
         }
     }
 
