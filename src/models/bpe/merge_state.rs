@@ -168,6 +168,7 @@ impl AnyMergeState {
         }
     }
 
+    #[inline]
     pub fn count(&self, pair: Pair) -> u64 {
         match self {
             AnyMergeState::Narrow(s) => s.count(pair),
@@ -431,6 +432,7 @@ impl<S: Symbol> MergeState<S> {
     }
 
     /// The current count of `pair` (0 if it no longer occurs).
+    #[inline]
     pub fn count(&self, pair: Pair) -> u64 {
         self.pairs.get(&pair).map_or(0, |e| e.count)
     }
