@@ -210,7 +210,7 @@ fn merge_loop(
 
     // Each learned token takes the lowest free id, and at most `target_merges` are learned, so
     // every id stays below `n_vocab + target_merges`: u16 symbols when that is at most 65,536.
-    let mut state = AnyMergeState::new(words, vocab.n_vocab() + target_merges);
+    let mut state = AnyMergeState::new(words, vocab.n_vocab().saturating_add(target_merges));
     let mut token_bytes: TokenOrder =
         (0..vocab.dense_len() as u32).map(|id| vocab.token_bytes(id).unwrap_or_default().to_vec()).collect();
     // The heap holds only the pairs counted at least `floor` times (a few per merge still to
