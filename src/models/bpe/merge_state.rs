@@ -757,6 +757,14 @@ impl FromIterator<Vec<u8>> for TokenOrder {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Entries pushed on this thread's heaps, and entries their cuts have scanned: the cuts must
+    /// stay a small multiple of the pushes.
+    pub(super) static HEAP_PUSHES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    pub(super) static PRUNE_SCANNED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// A binary max-heap of candidates ordered by count, then by the pair's token bytes (smaller
 /// left bytes first, then smaller right bytes), so ties never depend on ids or hash order.
 /// Hand-rolled because the order needs the token table, and entries of 16 bytes (rather than
@@ -784,6 +792,8 @@ impl PairHeap {
     }
 
     pub fn push(&mut self, candidate: Candidate, tokens: &TokenOrder) {
+        #[cfg(test)]
+        HEAP_PUSHES.set(HEAP_PUSHES.get() + 1);
         self.entries.push(candidate);
         let mut i = self.entries.len() - 1;
         while i > 0 {
@@ -807,6 +817,8 @@ impl PairHeap {
         if keep == 0 || keep >= self.entries.len() {
             return 0;
         }
+        #[cfg(test)]
+        PRUNE_SCANNED.set(PRUNE_SCANNED.get() + self.entries.len());
         let mut counts: Vec<u64> = self.entries.iter().map(|c| c.count).collect();
         let (_, &mut cut, _) = counts.select_nth_unstable_by(keep - 1, |a, b| b.cmp(a));
         self.entries.retain(|c| c.count >= cut);
