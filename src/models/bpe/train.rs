@@ -41,7 +41,7 @@ fn heap_batch(merges_left: usize) -> usize {
     if let Some(n) = tests::HEAP_BATCH.get() {
         return n;
     }
-    (2 * merges_left).max(HEAP_BATCH_MIN)
+    merges_left.saturating_mul(2).max(HEAP_BATCH_MIN)
 }
 
 /// Everything that decides what BPE training learns. Shared by the Python API and the CLI.
