@@ -91,29 +91,23 @@ pub(super) trait Symbol: Copy + Eq + Send + Sync + 'static {
     }
 }
 
-impl Symbol for u16 {
-    const BITS: u32 = 16;
-    #[inline(always)]
-    fn from_bits(v: u64) -> Self {
-        v as u16
-    }
-    #[inline(always)]
-    fn bits(self) -> u64 {
-        self as u64
-    }
+macro_rules! symbol {
+    ($t:ty) => {
+        impl Symbol for $t {
+            const BITS: u32 = <$t>::BITS;
+            #[inline(always)]
+            fn from_bits(v: u64) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn bits(self) -> u64 {
+                self as u64
+            }
+        }
+    };
 }
-
-impl Symbol for u32 {
-    const BITS: u32 = 32;
-    #[inline(always)]
-    fn from_bits(v: u64) -> Self {
-        v as u32
-    }
-    #[inline(always)]
-    fn bits(self) -> u64 {
-        self as u64
-    }
-}
+symbol!(u16);
+symbol!(u32);
 
 /// The value held in `slots`, low bits first.
 #[inline(always)]
@@ -135,8 +129,14 @@ fn word_len<S: Symbol>(arena: &[S], offset: usize) -> usize {
     read_bits(&arena[offset..offset + S::LEN]) as usize
 }
 
+/// The count of the word at `offset`.
+#[inline(always)]
+fn word_count<S: Symbol>(arena: &[S], offset: usize) -> u64 {
+    read_bits(&arena[offset + S::LEN..offset + S::HEADER])
+}
+
 /// Arena slots before a word's symbols in the u32 layout `WordList` uses.
-const HEADER: usize = 3;
+const HEADER: usize = <u32 as Symbol>::HEADER;
 /// How many words ahead of the one being rewritten to prefetch.
 const PREFETCH_AHEAD: usize = 8;
 /// Words of at least this many symbols are merged through a position index (`long_word.rs`)
@@ -599,7 +599,7 @@ fn merge_in_word<S: Symbol>(
 ) {
     let off = offset as usize - base;
     let len = word_len(arena, off);
-    let count = read_bits(&arena[off + S::LEN..off + S::HEADER]);
+    let count = word_count(arena, off);
     let symbols = &mut arena[off + S::HEADER..off + S::HEADER + len];
     // Every id in the run fits in `S` (`AnyMergeState::new`), so nothing is cut here.
     let (x, y, merged) = (S::from_bits(x as u64), S::from_bits(y as u64), S::from_bits(merged as u64));
@@ -665,7 +665,7 @@ fn first_site<S: Symbol>(symbols: &[S], x: S, y: S) -> Option<usize> {
 #[inline]
 fn word_at<S: Symbol>(arena: &[S], offset: usize) -> (&[S], u64) {
     let len = word_len(arena, offset);
-    let count = read_bits(&arena[offset + S::LEN..offset + S::HEADER]);
+    let count = word_count(arena, offset);
     (&arena[offset + S::HEADER..offset + S::HEADER + len], count)
 }
 
@@ -680,15 +680,14 @@ fn narrow<S: Symbol>(list: WordList) -> (Vec<S>, Vec<u32>) {
     let mut arena: Vec<S> = Vec::with_capacity(S::HEADER * wide_offsets.len() + symbols);
     let mut offsets = Vec::with_capacity(wide_offsets.len());
     for &off in &wide_offsets {
-        let off = off as usize;
-        let len = wide[off] as usize;
+        let (symbols, count) = word_at(&wide, off as usize);
         // Offsets count `S` slots, of which there are no more than u32 slots: they fit.
-        offsets.push(arena.len() as u32);
         let header = arena.len();
+        offsets.push(header as u32);
         arena.resize(header + S::HEADER, S::from_bits(0));
-        write_bits(&mut arena[header..header + S::LEN], len as u64);
-        write_bits(&mut arena[header + S::LEN..], wide[off + 1] as u64 | (wide[off + 2] as u64) << 32);
-        arena.extend(wide[off + HEADER..off + HEADER + len].iter().map(|&id| S::from_bits(id as u64)));
+        write_bits(&mut arena[header..header + S::LEN], symbols.len() as u64);
+        write_bits(&mut arena[header + S::LEN..], count);
+        arena.extend(symbols.iter().map(|&id| S::from_bits(id as u64)));
     }
     (arena, offsets)
 }
