@@ -1004,14 +1004,11 @@ mod tests {
     #[test]
     fn token_order_is_byte_order() {
         // Short tokens over {0, 1, 255}, so zero bytes meet zero pads and prefixes abound.
-        let mut seed: u64 = 0x5DEE_CE66_D1CE_4E5B;
+        let mut rng = crate::tokenizer::SplitMix64(5);
         let tokens: Vec<Vec<u8>> = (0..400)
             .map(|_| {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                let len = (seed % 12) as usize;
-                (0..len).map(|k| [0u8, 1, 255][(seed >> (8 + 2 * k)) as usize % 3]).collect()
+                let len = (rng.next_u64() % 12) as usize;
+                (0..len).map(|_| [0u8, 1, 255][(rng.next_u64() % 3) as usize]).collect()
             })
             .collect();
         let order: TokenOrder = tokens.iter().cloned().collect();

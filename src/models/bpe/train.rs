@@ -401,6 +401,7 @@ fn utf8_word(word: &[u8]) -> Result<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tokenizer::SplitMix64;
     use std::cell::Cell;
 
     thread_local! {
@@ -410,22 +411,30 @@ mod tests {
         pub(super) static HEAP_PRUNE_AT: Cell<Option<usize>> = const { Cell::new(None) };
     }
 
+    /// `n` random lower-case words with lengths in `lens`, each counted `count` times.
+    fn random_words(
+        seed: u64,
+        n: usize,
+        lens: std::ops::Range<usize>,
+        mut count: impl FnMut(&mut SplitMix64) -> u64,
+    ) -> WordCounts {
+        let mut rng = SplitMix64(seed);
+        let mut words = WordCounts::default();
+        for _ in 0..n {
+            let len = lens.start + (rng.next_u64() as usize) % lens.len();
+            let word: Vec<u8> = (0..len).map(|_| b'a' + (rng.next_u64() % 26) as u8).collect();
+            words.add(&word, count(&mut rng));
+        }
+        words
+    }
+
     #[test]
     fn cutting_the_heap_back_stays_linear_when_most_pairs_tie() {
         // Unique words counted once: late in training nearly every pair is counted once or
         // twice, so a cut keeps most of the heap (all tied at the cut). Cutting again after every
         // merge was quadratic (200k such words: 67 s instead of 0.5 s).
         use super::super::merge_state::{HEAP_PUSHES, PRUNE_SCANNED};
-        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut words = WordCounts::default();
-        for _ in 0..20_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let len = 3 + (seed % 10) as usize;
-            let word: Vec<u8> = (0..len).map(|k| b'a' + ((seed >> (5 * k)) % 26) as u8).collect();
-            words.add(&word, 1);
-        }
+        let words = random_words(1, 20_000, 3..13, |_| 1);
         HEAP_BATCH.set(Some(50));
         HEAP_PUSHES.set(0);
         PRUNE_SCANNED.set(0);
@@ -444,19 +453,7 @@ mod tests {
         // as the heap is cut back, rises) many times, against a heap holding every pair; with
         // min_frequency and max_token_length (a pair skipped for its length is popped again after
         // the floor drops, and skipped again).
-        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        let mut words = WordCounts::default();
-        for _ in 0..4000 {
-            let len = 2 + (next() % 10) as usize;
-            let word: Vec<u8> = (0..len).map(|_| b'a' + (next() % 26) as u8).collect();
-            words.add(&word, 1 + next() % 20);
-        }
+        let words = random_words(2, 4000, 2..12, |rng| 1 + rng.next_u64() % 20);
         for (min_frequency, max_token_length) in [(1, None), (3, Some(3))] {
             let config =
                 BpeTrainConfig { num_merges: Some(600), min_frequency, max_token_length, ..Default::default() };
