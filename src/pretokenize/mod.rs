@@ -274,16 +274,22 @@ impl PreTokenizer {
     /// assert_eq!(pieces, ["Hello", " world", "!!"]);
     /// ```
     pub fn for_each_piece<'t>(&self, text: &'t str, mut f: impl FnMut(&'t str) -> Result<()>) -> Result<()> {
-        let piece_end: fn(&str, usize) -> usize = match self {
-            PreTokenizer::Chain(parts) => return chain_pieces(parts, text, &mut f),
-            PreTokenizer::Gpt2 => presets::gpt2_piece_end,
-            PreTokenizer::Cl100k => presets::cl100k_piece_end,
-            PreTokenizer::O200k => presets::o200k_piece_end,
-            PreTokenizer::Llama3 => presets::llama3_piece_end,
-            PreTokenizer::Qwen2 => presets::qwen2_piece_end,
-            PreTokenizer::Tekken => presets::tekken_piece_end,
+        // Each preset gets a loop of its own, so its splitter is inlined into it (through a
+        // function pointer, each piece paid a call the splitter's work could not overlap).
+        match self {
+            PreTokenizer::Chain(parts) => chain_pieces(parts, text, &mut f),
+            PreTokenizer::Gpt2 => each_piece(text, presets::gpt2_piece_end, f),
+            PreTokenizer::Cl100k => each_piece(text, presets::cl100k_piece_end, f),
+            PreTokenizer::O200k => each_piece(text, presets::o200k_piece_end, f),
+            PreTokenizer::Llama3 => each_piece(text, presets::llama3_piece_end, f),
+            PreTokenizer::Qwen2 => each_piece(text, presets::qwen2_piece_end, f),
+            PreTokenizer::Tekken => each_piece(text, presets::tekken_piece_end, f),
             PreTokenizer::None => {
-                return if text.is_empty() { Ok(()) } else { f(text) };
+                if text.is_empty() {
+                    Ok(())
+                } else {
+                    f(text)
+                }
             }
             PreTokenizer::Metaspace { suffix } => {
                 let marker = crate::decoder::METASPACE;
@@ -295,7 +301,11 @@ impl PreTokenizer {
                         start = cut;
                     }
                 }
-                return if start < text.len() { f(&text[start..]) } else { Ok(()) };
+                if start < text.len() {
+                    f(&text[start..])
+                } else {
+                    Ok(())
+                }
             }
             PreTokenizer::Whitespace => {
                 let table = classes::table();
@@ -314,7 +324,7 @@ impl PreTokenizer {
                 if let Some(s) = start {
                     f(&text[s..])?;
                 }
-                return Ok(());
+                Ok(())
             }
             PreTokenizer::Bert => {
                 let punctuation = crate::charset::punctuation();
@@ -335,7 +345,7 @@ impl PreTokenizer {
                 if let Some(s) = start {
                     f(&text[s..])?;
                 }
-                return Ok(());
+                Ok(())
             }
             PreTokenizer::Regex { pattern, engine, keep_gaps } => {
                 let mut last = 0;
@@ -352,17 +362,9 @@ impl PreTokenizer {
                 if *keep_gaps && last < text.len() {
                     f(&text[last..])?;
                 }
-                return Ok(());
+                Ok(())
             }
-        };
-        let mut i = 0;
-        while i < text.len() {
-            let end = piece_end(text, i);
-            debug_assert!(end > i && text.is_char_boundary(end));
-            f(&text[i..end])?;
-            i = end;
         }
-        Ok(())
     }
 
     /// The pieces of `text` as a vector (convenience for tests and the Python `split`).
@@ -374,6 +376,23 @@ impl PreTokenizer {
         })?;
         Ok(out)
     }
+}
+
+/// Calls `f` on each piece of `text`, a piece ending where `piece_end` says.
+#[inline(always)]
+fn each_piece<'t>(
+    text: &'t str,
+    piece_end: impl Fn(&str, usize) -> usize,
+    mut f: impl FnMut(&'t str) -> Result<()>,
+) -> Result<()> {
+    let mut i = 0;
+    while i < text.len() {
+        let end = piece_end(text, i);
+        debug_assert!(end > i && text.is_char_boundary(end));
+        f(&text[i..end])?;
+        i = end;
+    }
+    Ok(())
 }
 
 /// The pieces of `text` cut by each of `parts` in turn.
