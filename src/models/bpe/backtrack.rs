@@ -30,7 +30,7 @@
 //! level models with a merge list (a `tokenizer.json`: Llama 3, Qwen as Hugging Face ships
 //! them) use it too.
 
-use super::ranked::BACKTRACK_ABOVE;
+use super::ranked::BACKTRACK_MULTIBYTE_FROM;
 use super::Bpe;
 use crate::trie::Trie;
 use rustc_hash::FxHashMap;
@@ -51,9 +51,9 @@ const MEMO_ID_LIMIT: u32 = 1 << 31;
 pub(super) struct Backtracker {
     /// Every whole token (see the module), by its bytes.
     whole: Trie,
-    /// The tokens longer than `BACKTRACK_ABOVE` bytes that are not whole (Llama 3 has 122, the
-    /// OpenAI vocabularies and Qwen none): a piece spelling one is that token under tiktoken's
-    /// rule, which the search would not find.
+    /// The tokens of `BACKTRACK_MULTIBYTE_FROM` bytes or more that are not whole (Llama 3 has
+    /// 122 over 12 bytes, the OpenAI vocabularies and Qwen none): a piece spelling one is that
+    /// token under tiktoken's rule, which the search would not find.
     unreachable: FxHashMap<Box<[u8]>, u32>,
     /// The longest of them, so most pieces are never looked up.
     unreachable_max: usize,
@@ -93,7 +93,7 @@ impl Backtracker {
                             model.merge_bytes_replay(bytes, &mut out);
                             if out.len() == 1 && out[0] == id {
                                 keep.push((bytes, id));
-                            } else if bytes.len() > BACKTRACK_ABOVE {
+                            } else if bytes.len() >= BACKTRACK_MULTIBYTE_FROM {
                                 long_unreachable.push((bytes, id));
                             }
                         }
@@ -330,6 +330,54 @@ mod tests {
             let model = random_merges_model(&mut rng, alphabet, 20 + (round * 7) % 120);
             assert!(model.backtracks());
             assert_backtracking_replays(&model, &mut rng, alphabet, round);
+        }
+    }
+
+    /// The whole per-piece path, `Bpe::encode_piece`, on text of ASCII and multibyte characters:
+    /// whichever route a piece takes (replay, or backtracking because it is long or ends in a
+    /// non-ASCII byte), it gets tiktoken's answer — its own token when it is one, even one that
+    /// merging cannot reach, else the replayed merges.
+    #[test]
+    fn every_route_gives_tiktokens_answer() {
+        let chars = ["a", "b", "一", "丁", "é"];
+        let mut rng = SplitMix64(5);
+        let text = |rng: &mut SplitMix64, n: u64| -> String {
+            (0..1 + rng.next_u64() % n).map(|_| chars[(rng.next_u64() % chars.len() as u64) as usize]).collect()
+        };
+        for round in 0..40 {
+            // Tokens: the 256 bytes and byte slices of short random text (whole characters or
+            // not), ranked in a random order, so some tokens cannot be reached by merging.
+            let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+            while tokens.len() < 256 + 30 + round * 4 {
+                let t = text(&mut rng, 4).into_bytes();
+                let from = (rng.next_u64() % t.len() as u64) as usize;
+                let to = from + 2 + (rng.next_u64() % 8) as usize;
+                if to <= t.len() && !tokens.iter().any(|k| k[..] == t[from..to]) {
+                    tokens.push(t[from..to].to_vec());
+                }
+            }
+            for i in (1..tokens.len()).rev() {
+                tokens.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+            }
+            let mut vocab = Vocab::default();
+            for (id, t) in tokens.iter().enumerate() {
+                vocab.insert(id as u32, t).unwrap();
+            }
+            let options = BpeOptions { byte_level: true, whole_piece_first: true, ..BpeOptions::default() };
+            let model = Bpe::from_ranks(vocab, options).unwrap();
+            let mut pieces: Vec<String> = (0..300).map(|_| text(&mut rng, 8)).collect();
+            // Every token that spells text is a piece too: the unreachable ones must come back whole.
+            pieces.extend(tokens.iter().filter_map(|t| String::from_utf8(t.clone()).ok()));
+            for piece in pieces {
+                let mut got = Vec::new();
+                model.encode_piece(&piece, &mut got).unwrap();
+                let mut want = Vec::new();
+                match model.vocab.id(piece.as_bytes()) {
+                    Some(id) => want.push(id),
+                    None => model.merge_ranked_heap(piece.as_bytes(), &mut want),
+                }
+                assert_eq!(got, want, "round {round}, piece {piece:?}");
+            }
         }
     }
 

@@ -6,7 +6,7 @@
 //! megabyte without spaces costs O(n log n), not O(n²).
 
 use super::backtrack::Backtracker;
-use super::ranked::BACKTRACK_ABOVE;
+use super::ranked::{backtracked, BACKTRACK_ABOVE};
 use super::Bpe;
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
@@ -19,7 +19,7 @@ const SCAN_LIMIT: usize = 32;
 impl Bpe {
     /// Appends the ids of `piece` to `out`.
     pub fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
-        if piece.len() > BACKTRACK_ABOVE && self.backtracks() {
+        if self.backtracks() && backtracked(piece.as_bytes()) {
             // No look-up of the whole piece (a miss in the big table, for nearly every long
             // piece): the backtracker gives a whole token as itself, and knows the few others.
             let backtracker = self.backtracker();
