@@ -57,10 +57,9 @@ pub(super) struct Backtracker {
     unreachable: FxHashMap<Box<[u8]>, u32>,
     /// The longest of them, so most pieces are never looked up.
     unreachable_max: usize,
-    /// Bit `b1 << 8 | b2` is set when some token holds byte `b1` followed by `b2`. When none
-    /// does, no merge can join symbols across a boundary between those bytes, so two whole
-    /// tokens meeting there are compatible without asking the table.
-    joinable: Box<[u64; 1024]>,
+    /// Which byte strings tokens hold, to tell without asking the table that no merge can
+    /// cross a boundary.
+    crossings: Crossings,
     /// Sets of entries `left << 33 | right << 2 | filled << 1 | compatible`, the most recently
     /// added first.
     memo: Box<[MemoSet]>,
@@ -108,19 +107,13 @@ impl Backtracker {
                 (w, u)
             })
         });
-        let mut joinable = Box::new([0u64; 1024]);
-        for &(bytes, _) in &tokens {
-            for w in bytes.windows(2) {
-                let k = (w[0] as usize) << 8 | w[1] as usize;
-                joinable[k / 64] |= 1 << (k % 64);
-            }
-        }
+        let crossings = Crossings::new(tokens.iter().map(|&(bytes, _)| bytes));
         let memo_bits =
             (tokens.len() / WAYS).next_power_of_two().trailing_zeros().clamp(MIN_MEMO_SET_BITS, MEMO_SET_BITS);
         let memo = (0..1usize << memo_bits).map(|_| MemoSet(Default::default())).collect();
         let unreachable_max = unreachable.iter().map(|(b, _)| b.len()).max().unwrap_or(0);
         let unreachable = unreachable.into_iter().map(|(b, id)| (Box::from(b), id)).collect();
-        Backtracker { whole: Trie::new(whole), unreachable, unreachable_max, joinable, memo, memo_bits }
+        Backtracker { whole: Trie::new(whole), unreachable, unreachable_max, crossings, memo, memo_bits }
     }
 
     /// Whether merging the bytes of `left` then `right` ends with `[left, right]`.
@@ -180,14 +173,7 @@ impl Backtracker {
         while pos < n {
             matches.clear();
             self.whole.for_each_prefix(&piece[pos..], |len, id| matches.push((len as u32, id)));
-            let prev = if pos > 0 && {
-                let k = (piece[pos - 1] as usize) << 8 | piece[pos] as usize;
-                self.joinable[k / 64] >> (k % 64) & 1 == 1
-            } {
-                out.last().copied()
-            } else {
-                None
-            };
+            let prev = if pos > 0 && self.crossings.may_cross(piece, pos) { out.last().copied() } else { None };
             let mut taken = None;
             for &(len, id) in matches.iter().rev() {
                 let (len, end) = (len as usize, pos + len as usize);
@@ -223,6 +209,59 @@ impl Backtracker {
 
 /// A token's bytes and id.
 type Token<'v> = (&'v [u8], u32);
+
+/// The first merge to join two symbols across a boundary makes a token that holds the boundary's
+/// two bytes, and either is those two bytes alone or holds one of the two 3-byte strings around
+/// the boundary. So when the vocabulary holds none of these, two whole tokens meeting there are
+/// compatible without asking the table. Two bytes alone let most boundaries inside CJK text
+/// through (half of those between cl100k's final tokens in Chinese man pages); the 3-byte
+/// strings stop all but a quarter of those.
+struct Crossings {
+    /// Bit `b1 << 8 | b2`: some token holds `b1` followed by `b2`.
+    pairs: Box<[u64]>,
+    /// Bit `b1 << 8 | b2`: `b1 b2` is a token.
+    two_byte: Box<[u64]>,
+    /// Bit `b1 << 16 | b2 << 8 | b3`: some token holds `b1 b2 b3` (2 MiB; a CJK text touches a
+    /// few hundred kilobytes of it).
+    triples: Box<[u64]>,
+}
+
+impl Crossings {
+    fn new<'t>(tokens: impl Iterator<Item = &'t [u8]>) -> Self {
+        let bitmap = |bits: usize| vec![0u64; bits / 64].into_boxed_slice();
+        let set = |map: &mut [u64], k: usize| map[k / 64] |= 1 << (k % 64);
+        let (mut pairs, mut two_byte, mut triples) = (bitmap(1 << 16), bitmap(1 << 16), bitmap(1 << 24));
+        for bytes in tokens {
+            for w in bytes.windows(2) {
+                set(&mut pairs, (w[0] as usize) << 8 | w[1] as usize);
+            }
+            for w in bytes.windows(3) {
+                set(&mut triples, (w[0] as usize) << 16 | (w[1] as usize) << 8 | w[2] as usize);
+            }
+            if let &[a, b] = bytes {
+                set(&mut two_byte, (a as usize) << 8 | b as usize);
+            }
+        }
+        Crossings { pairs, two_byte, triples }
+    }
+
+    /// Whether some merge could join a symbol ending at `pos` (> 0) with one starting there.
+    /// The bytes two before and one after `pos` stand in for the tokens' own: when the token
+    /// on either side is a single byte, the 3-byte string on that side cannot occur in the
+    /// crossing token, and asking about it anyway only makes the answer more cautious.
+    #[inline]
+    fn may_cross(&self, piece: &[u8], pos: usize) -> bool {
+        let bit = |map: &[u64], k: usize| map[k / 64] >> (k % 64) & 1 == 1;
+        let (a, b) = (piece[pos - 1] as usize, piece[pos] as usize);
+        let pair = a << 8 | b;
+        if !bit(&self.pairs, pair) {
+            return false;
+        }
+        bit(&self.two_byte, pair)
+            || (pos >= 2 && bit(&self.triples, (piece[pos - 2] as usize) << 16 | pair))
+            || (pos + 1 < piece.len() && bit(&self.triples, pair << 8 | piece[pos + 1] as usize))
+    }
+}
 
 /// One cache line of the compatibility table.
 #[repr(align(64))]
