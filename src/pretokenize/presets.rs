@@ -51,6 +51,13 @@ impl<'a> Scan<'a> {
     /// lead byte alone gives the width.
     #[inline]
     fn at_multibyte(&self, i: usize) -> (char, u8, usize) {
+        self.at_multibyte_inlined(i)
+    }
+
+    /// `at_multibyte`, always inlined: for the letter runs of CJK text, where a call per
+    /// character was a tenth of encoding Chinese (inlining it everywhere cost English 2%).
+    #[inline(always)]
+    fn at_multibyte_inlined(&self, i: usize) -> (char, u8, usize) {
         let b = self.text.as_bytes();
         let lead = b[i] as u32;
         let (cp, w) = if lead < 0xE0 {
@@ -87,7 +94,13 @@ impl<'a> Scan<'a> {
             i += 1;
         }
         while i < self.len() {
-            let (_, class, w) = self.at(i);
+            let b = bytes[i];
+            let (class, w) = if b < 0x80 {
+                (ASCII[b as usize], 1)
+            } else {
+                let (_, class, w) = self.at_multibyte_inlined(i);
+                (class, w)
+            };
             if class & mask == 0 {
                 break;
             }
