@@ -46,6 +46,43 @@ fn ascii_letters_end(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Per byte of `word`, the high bit set where the byte is zero (exact: no borrow crosses bytes).
+#[inline(always)]
+fn zero_bytes(word: u64) -> u64 {
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    !(((word & LOW7) + LOW7) | word) & !LOW7
+}
+
+/// The ASCII whitespace (`\t \n \v \f \r` and space) from `i`, eight bytes at a time while
+/// eight remain: where it ends, and just past its last `\r` or `\n` if any. Code is indented
+/// with long runs of these; the caller's character loop goes on from where this stops.
+#[inline(always)]
+fn ascii_space_run(bytes: &[u8], mut i: usize) -> (usize, Option<usize>) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut after_newline = None;
+    while i + 8 <= bytes.len() {
+        let word = u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
+        // \t..\r is 0x09..=0x0D: the high bit of `+ (0x80 - 0x09)` says `>= 0x09`, that of
+        // `+ (0x80 - 0x0E)` says `> 0x0D` (lanes below 0x80, so no carry between bytes).
+        let low = word & !HIGH;
+        let controls = (low + 0x77 * ONES) & !(low + 0x72 * ONES) & !word & HIGH;
+        let newlines = zero_bytes(word ^ (b'\n' as u64 * ONES)) | zero_bytes(word ^ (b'\r' as u64 * ONES));
+        let spaces = controls | zero_bytes(word ^ (b' ' as u64 * ONES));
+        let others = !spaces & HIGH;
+        let run = if others == 0 { 8 } else { (others.trailing_zeros() / 8) as usize };
+        let in_run = if run == 8 { newlines } else { newlines & ((1u64 << (8 * run)) - 1) };
+        if in_run != 0 {
+            after_newline = Some(i + (63 - in_run.leading_zeros() as usize) / 8 + 1);
+        }
+        i += run;
+        if run < 8 {
+            break;
+        }
+    }
+    (i, after_newline)
+}
+
 /// A view of the text that answers "which character, which class" at a byte offset.
 struct Scan<'a> {
     text: &'a str,
@@ -188,8 +225,7 @@ impl<'a> Scan<'a> {
     #[inline]
     fn space_run(&self, i: usize) -> (usize, Option<usize>) {
         let bytes = self.text.as_bytes();
-        let mut j = i;
-        let mut after_newline = None;
+        let (mut j, mut after_newline) = ascii_space_run(bytes, i);
         while j < bytes.len() {
             let (c, class, w) = self.at(j);
             if class & SPACE == 0 {
@@ -402,6 +438,40 @@ fn o200k_letters(s: &Scan, start: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    /// Runs of every mix of the six ASCII spaces, then every byte value, at lengths up to 20,
+    /// against a byte scan.
+    #[test]
+    fn ascii_space_runs_match_a_byte_scan() {
+        let spaces = [b' ', b'\t', b'\n', 0x0b, 0x0c, b'\r'];
+        for len in 0..20usize {
+            for other in 0..=255u8 {
+                for seed in 0..3usize {
+                    let mut bytes: Vec<u8> = (0..len).map(|k| spaces[(k * 7 + seed * 5 + k / 3) % 6]).collect();
+                    bytes.push(other);
+                    bytes.extend_from_slice(b" \n\tabcdefghijklmnop");
+                    let (mut end, mut after) = (0, None);
+                    while end < bytes.len() && bytes[end].is_ascii_whitespace() || bytes.get(end) == Some(&0x0b) {
+                        end += 1;
+                        if matches!(bytes[end - 1], b'\n' | b'\r') {
+                            after = Some(end);
+                        }
+                    }
+                    let (fast, fast_after) = super::ascii_space_run(&bytes, 0);
+                    // It may stop early only where fewer than eight bytes remain, having seen
+                    // the run's newlines up to there.
+                    let last_newline_before =
+                        |to: usize| bytes[..to].iter().rposition(|b| matches!(b, b'\n' | b'\r')).map(|p| p + 1);
+                    if fast == end {
+                        assert_eq!(fast_after, after, "len {len}, byte {other}, seed {seed}");
+                    } else {
+                        assert!(fast < end && fast + 8 > bytes.len(), "len {len}, byte {other}, seed {seed}");
+                        assert_eq!(fast_after, last_newline_before(fast));
+                    }
+                }
+            }
+        }
+    }
+
     /// Every byte value after runs of every length up to 20, at every alignment.
     #[test]
     fn ascii_letter_runs_end_where_a_byte_scan_says() {
