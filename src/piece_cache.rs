@@ -159,7 +159,7 @@ impl PieceCache {
         let ShortSet(set) = &mut self.short[Self::index(&[key, 0], len, SHORT_SETS)];
         let tag = len as u64 + 1;
         let hit = |slot: &ShortSlot| slot.key == key && slot.meta & 0xF == tag;
-        let way = if hit(&set[0]) { Some(0) } else { (1..4).find(|&w| hit(&set[w])) };
+        let way = (0..4).find(|&w| hit(&set[w]));
         if let Some(way) = way {
             // Most recently used first: the ways before it move down one.
             set[..=way].rotate_right(1);

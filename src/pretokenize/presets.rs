@@ -21,21 +21,24 @@
 
 use super::classes::{table, ClassTable, ASCII, LETTER, LOWERISH, NUMBER, SPACE, UPPERISH};
 
+/// Every byte of a word set to 1, and to its high bit: the lanes of the 8-byte scans below.
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
 /// Where the run of ASCII letters from `i` ends, eight bytes at a time while eight remain: a
 /// word's end is then found by counting zeros rather than by a loop exit the branch predictor
 /// misses once a word. (Near the text's end it stops early; the caller's byte loop goes on.)
 #[inline(always)]
 fn ascii_letters_end(bytes: &[u8], mut i: usize) -> usize {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     while i + 8 <= bytes.len() {
         let word = u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
         // Per byte, with no carry between bytes (each lane stays below 0x100): `| 0x20` folds
         // A-Z onto a-z (and maps no other byte into a-z); the high bit of `+ (0x80 - b'a')` says
         // `>= b'a'`, that of `+ (0x80 - b'z' - 1)` says `> b'z'`; a set high bit in `word` itself
         // is a non-ASCII byte.
-        let folded = (word | 0x2020_2020_2020_2020) & !HIGH;
-        let at_least_a = folded + 0x1F1F_1F1F_1F1F_1F1F;
-        let past_z = folded + 0x0505_0505_0505_0505;
+        let folded = (word | (0x20 * ONES)) & !HIGH;
+        let at_least_a = folded + (0x80 - b'a' as u64) * ONES;
+        let past_z = folded + (0x80 - b'z' as u64 - 1) * ONES;
         let letters = at_least_a & !past_z & !word & HIGH;
         let others = !letters & HIGH;
         if others != 0 {
@@ -49,8 +52,8 @@ fn ascii_letters_end(bytes: &[u8], mut i: usize) -> usize {
 /// Per byte of `word`, the high bit set where the byte is zero (exact: no borrow crosses bytes).
 #[inline(always)]
 fn zero_bytes(word: u64) -> u64 {
-    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    !(((word & LOW7) + LOW7) | word) & !LOW7
+    let low7 = !HIGH;
+    !(((word & low7) + low7) | word) & HIGH
 }
 
 /// The ASCII whitespace (`\t \n \v \f \r` and space) from `i`, eight bytes at a time while
@@ -58,15 +61,13 @@ fn zero_bytes(word: u64) -> u64 {
 /// with long runs of these; the caller's character loop goes on from where this stops.
 #[inline(always)]
 fn ascii_space_run(bytes: &[u8], mut i: usize) -> (usize, Option<usize>) {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut after_newline = None;
     while i + 8 <= bytes.len() {
         let word = u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
         // \t..\r is 0x09..=0x0D: the high bit of `+ (0x80 - 0x09)` says `>= 0x09`, that of
         // `+ (0x80 - 0x0E)` says `> 0x0D` (lanes below 0x80, so no carry between bytes).
         let low = word & !HIGH;
-        let controls = (low + 0x77 * ONES) & !(low + 0x72 * ONES) & !word & HIGH;
+        let controls = (low + (0x80 - 0x09) * ONES) & !(low + (0x80 - 0x0E) * ONES) & !word & HIGH;
         let newlines = zero_bytes(word ^ (b'\n' as u64 * ONES)) | zero_bytes(word ^ (b'\r' as u64 * ONES));
         let spaces = controls | zero_bytes(word ^ (b' ' as u64 * ONES));
         let others = !spaces & HIGH;

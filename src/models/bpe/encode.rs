@@ -6,7 +6,7 @@
 //! megabyte without spaces costs O(n log n), not O(n²).
 
 use super::backtrack::Backtracker;
-use super::ranked::{backtracked, BACKTRACK_ABOVE};
+use super::ranked::backtracked;
 use super::Bpe;
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
@@ -55,7 +55,7 @@ impl Bpe {
             self.merge_ranked(bytes, out);
             return;
         }
-        if bytes.len() > BACKTRACK_ABOVE && self.backtracks() {
+        if self.backtracks() && backtracked(bytes) {
             self.backtracker().encode(self, bytes, out);
             return;
         }

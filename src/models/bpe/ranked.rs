@@ -15,7 +15,7 @@ const SCAN_LIMIT: usize = 32;
 const NONE: u32 = u32::MAX;
 /// Pieces longer than this go to the backtracking encoder: from about four CJK characters on it
 /// beats replaying merges (measured on Japanese and Chinese man pages, cl100k).
-pub(super) const BACKTRACK_ABOVE: usize = 12;
+const BACKTRACK_ABOVE: usize = 12;
 /// Pieces ending in a non-ASCII byte go to it from this length on (a CJK character and a byte
 /// more): such pieces are rarely tokens (cl100k, distinct pieces of Chinese man pages: 13–15% of
 /// the 4–6-byte ones, 0–2% of the 7–12-byte ones, against ~40% of ASCII ones), so looking the
