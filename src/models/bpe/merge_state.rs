@@ -550,9 +550,18 @@ fn rewrite_words<S: Symbol>(
     merged: u32,
     changes: &mut Changes,
 ) {
+    // The line after the word's first too: the mean visited word spans 1.6 lines (CJK), and
+    // without that second line the visit waited for it (lock-step, GPT-4 pattern: 25 MB of
+    // Japanese+Chinese 0.90x the time, the 103 MB mix 0.93x; prefetching exactly the word's lines,
+    // which costs a read of its length, gained as much on CJK and nothing on the mix).
+    let next_line = 64 / std::mem::size_of::<S>();
     for k in 0..places.len() {
         if let Some(&ahead) = places.get(k + PREFETCH_AHEAD) {
-            prefetch(&arena[ahead as usize - base]);
+            let at = ahead as usize - base;
+            prefetch(&arena[at]);
+            if let Some(next) = arena.get(at + next_line) {
+                prefetch(next);
+            }
         }
         merge_in_word(arena, base, places[k], pair, merged, changes);
     }
