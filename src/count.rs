@@ -25,16 +25,8 @@ pub struct WordCounts {
 
 impl WordCounts {
     pub fn add(&mut self, word: &[u8], n: u64) {
-        if let Some(c) = self.counts.get_mut(word) {
-            match c.checked_add(n) {
-                Some(sum) => *c = sum,
-                None => {
-                    *c = u64::MAX;
-                    self.overflowed.get_or_insert_with(|| word.into());
-                }
-            }
-        } else {
-            self.counts.insert(word, n);
+        if !self.counts.add(word, n) {
+            self.overflowed.get_or_insert_with(|| word.into());
         }
     }
 
@@ -46,8 +38,8 @@ impl WordCounts {
         if self.overflowed.is_none() {
             self.overflowed = other.overflowed.take();
         }
-        for (w, n) in other.counts.iter() {
-            self.add(w, n);
+        if let Some(word) = self.counts.absorb(std::mem::take(&mut other.counts)) {
+            self.overflowed.get_or_insert(word);
         }
         self.text_bytes = self.text_bytes.saturating_add(other.text_bytes);
         self

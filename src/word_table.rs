@@ -9,6 +9,7 @@
 //! boxed keys in a second map.
 
 use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 use std::hash::{Hash, Hasher};
 
 /// Longest word kept inline.
@@ -72,23 +73,43 @@ impl std::fmt::Debug for Short {
 }
 
 impl WordTable {
+    /// Adds `n` to the count of `word` (a new word starts at 0) with one probe of the table for a
+    /// short word, where looking up and then inserting took two for every new word. A count that
+    /// would pass 2^64 - 1 is held at the maximum and `false` returned.
     #[inline]
-    pub fn get_mut(&mut self, word: &[u8]) -> Option<&mut u64> {
-        if word.len() <= SHORT {
-            self.short.get_mut(&Short::new(word))
-        } else {
-            self.long.get_mut(word)
+    pub fn add(&mut self, word: &[u8], n: u64) -> bool {
+        if word.len() > SHORT {
+            if let Some(count) = self.long.get_mut(word) {
+                return add_held(count, n);
+            }
+            self.long.insert(word.into(), n);
+            return true;
         }
+        add_held(self.short.entry(Short::new(word)).or_insert(0), n)
     }
 
-    /// Adds a word known to be absent.
-    #[inline]
-    pub fn insert(&mut self, word: &[u8], n: u64) {
-        if word.len() <= SHORT {
-            self.short.insert(Short::new(word), n);
-        } else {
-            self.long.insert(word.into(), n);
+    /// Adds every count of `other`, moving its long words' boxes rather than copying them;
+    /// returns a word whose count had to be held at 2^64 - 1, if any.
+    pub fn absorb(&mut self, other: WordTable) -> Option<Box<[u8]>> {
+        let mut held = None;
+        for (key, n) in other.short {
+            if !add_held(self.short.entry(key).or_insert(0), n) {
+                held.get_or_insert_with(|| key.bytes().into());
+            }
         }
+        for (word, n) in other.long {
+            match self.long.entry(word) {
+                Entry::Occupied(mut e) => {
+                    if !add_held(e.get_mut(), n) {
+                        held.get_or_insert_with(|| e.key().clone());
+                    }
+                }
+                Entry::Vacant(e) => {
+                    e.insert(n);
+                }
+            }
+        }
+        held
     }
 
     pub fn get(&self, word: &[u8]) -> Option<u64> {
@@ -118,6 +139,21 @@ impl WordTable {
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], u64)> {
         let short = self.short.iter().map(|(w, &n)| (w.bytes(), n));
         short.chain(self.long.iter().map(|(w, &n)| (&w[..], n)))
+    }
+}
+
+/// Adds `n` to `count`, holding it at 2^64 - 1 (and returning `false`) rather than wrapping.
+#[inline]
+fn add_held(count: &mut u64, n: u64) -> bool {
+    match count.checked_add(n) {
+        Some(sum) => {
+            *count = sum;
+            true
+        }
+        None => {
+            *count = u64::MAX;
+            false
+        }
     }
 }
 
@@ -198,21 +234,45 @@ mod tests {
                 if word.len() <= SHORT {
                     assert_eq!(Short::new(word).bytes(), word);
                 }
-                match table.get_mut(word) {
-                    Some(n) => *n += 1,
-                    None => table.insert(word, 1),
-                }
+                assert!(table.add(word, 1));
                 *expected.entry(word.to_vec()).or_default() += 1;
             }
         }
         // Zero bytes are bytes: the length tells "ab" from "ab\0".
-        table.insert(b"ab\0", 7);
+        assert!(table.add(b"ab\0", 7));
         expected.insert(b"ab\0".to_vec(), 7);
         assert_eq!(table.get(b"ab"), None);
         let seen: BTreeMap<Vec<u8>, u64> = table.iter().map(|(w, n)| (w.to_vec(), n)).collect();
         assert_eq!(seen, expected);
         assert_eq!(table.remove(b"ab\0"), Some(7));
         assert_eq!(table.len(), expected.len() - 1);
+    }
+
+    #[test]
+    fn absorbing_a_table_adds_its_counts() {
+        // Short and long words, some in both tables; a count that would pass 2^64 - 1 is held
+        // at the maximum and named, whether its word is short or long.
+        let word = |k: u32| format!("w{k}{}", if k % 3 == 0 { "-longer-than-fifteen" } else { "" }).into_bytes();
+        let (mut a, mut b) = (WordTable::default(), WordTable::default());
+        let mut expected: BTreeMap<Vec<u8>, u64> = BTreeMap::new();
+        for k in 0..3_000u32 {
+            assert!(a.add(&word(k), k as u64 + 1));
+            *expected.entry(word(k)).or_default() += k as u64 + 1;
+        }
+        for k in 2_000..6_000u32 {
+            assert!(b.add(&word(k), 5));
+            *expected.entry(word(k)).or_default() += 5;
+        }
+        assert_eq!(a.absorb(b), None);
+        let seen: BTreeMap<Vec<u8>, u64> = a.iter().map(|(w, n)| (w.to_vec(), n)).collect();
+        assert_eq!(seen, expected);
+        for big in [word(1), word(3)] {
+            let mut c = WordTable::default();
+            assert!(c.add(&big, u64::MAX - 1));
+            assert_eq!(a.clone().absorb(c).as_deref(), Some(&big[..]));
+            assert!(!a.add(&big, u64::MAX));
+            assert_eq!(a.get(&big), Some(u64::MAX));
+        }
     }
 
     #[test]

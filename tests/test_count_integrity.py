@@ -28,9 +28,10 @@ def test_totals_past_two_to_the_64_are_exact() -> None:
     assert counts.total == 2**64 + 5
 
 
-def test_a_word_count_past_two_to_the_64_is_an_error_not_a_wrap() -> None:
-    a = tokenmill.count_words({"a": 2**63}, pattern="whitespace")
-    both = a + a  # the count of "a" cannot be held
+@pytest.mark.parametrize("word", ["a", "a-word-longer-than-fifteen-bytes"])  # short and long tables
+def test_a_word_count_past_two_to_the_64_is_an_error_not_a_wrap(word: str) -> None:
+    a = tokenmill.count_words({word: 2**63}, pattern="whitespace")
+    both = a + a  # the count of the word cannot be held
     with pytest.raises(ConfigError, match="cannot be held"):
         tokenmill.train_bpe(both, num_merges=1)
 
