@@ -715,9 +715,11 @@ fn count_pairs_hashed<S: Symbol>(arena: &[S], offsets: &[u32]) -> FxHashMap<Pair
 
 /// `count_pairs_hashed` for words over a small alphabet (fresh byte-level training: 256 bytes and
 /// the special tokens): a pair's entry is found by indexing a table of `alphabet`² slots instead
-/// of hashing, and the words are split into `parts`, one per thread (the pairs are few, so adding
-/// up the parts' entries afterwards is cheap). On 25 MB of Japanese and Chinese (11k distinct byte
-/// pairs in 3.3 M places) this step went from ~120 ms to ~85 ms of a 1.45 s training run.
+/// of hashing, and the words are split into `parts`, one per thread. Two passes: the first
+/// counts each pair and the words holding it in each part, so every where-list is allocated
+/// once at its final size and the second pass has each part fill its own stretch of it. (Lists
+/// grown per part and then joined were resident twice: +0.02 GB peak on 25 MB of CJK text; one
+/// thread per share of the pairs, each scanning every word, was slower than hashing.)
 fn count_pairs_dense<S: Symbol>(
     arena: &[S],
     offsets: &[u32],
@@ -725,86 +727,85 @@ fn count_pairs_dense<S: Symbol>(
     parts: usize,
 ) -> FxHashMap<Pair, PairEntry> {
     let per_part = offsets.len().div_ceil(parts).max(1);
-    let counted: Vec<DenseCounts> = crate::threads::install(|| {
-        offsets
-            .par_chunks(per_part)
+    let groups: Vec<&[u32]> = offsets.chunks(per_part).collect();
+    // Calls `f` with each window's pair index in the table, word offset and word count.
+    let each_pair = |group: &[u32], f: &mut dyn FnMut(usize, u32, u64)| {
+        for &off in group {
+            let (symbols, count) = word_at(arena, off as usize);
+            for w in symbols.windows(2) {
+                f(w[0].id() as usize * alphabet + w[1].id() as usize, off, count);
+            }
+        }
+    };
+    // Pass 1: per part, each pair's count and how many words hold it (each word once: a word's
+    // windows are visited together, so comparing with the last word seen is enough).
+    let tallies: Vec<Vec<Tally>> = crate::threads::install(|| {
+        groups
+            .par_iter()
             .map(|group| {
-                let mut part = DenseCounts::new(alphabet);
-                for &off in group {
-                    let (symbols, count) = word_at(arena, off as usize);
-                    for w in symbols.windows(2) {
-                        let k = part.entry(w[0].id(), w[1].id());
-                        part.counts[k] += count;
-                        // The word's last listing is read from a small array, not from the
-                        // list's tail: with thousands of growing lists that tail was a cache miss
-                        // per pair (a third of this step).
-                        if part.last[k] != off {
-                            part.last[k] = off;
-                            part.words[k].push(off);
-                        }
+                let mut tally = vec![Tally { count: 0, words: 0, last: NO_ENTRY }; alphabet * alphabet];
+                each_pair(group, &mut |i, off, count| {
+                    let t = &mut tally[i];
+                    t.count += count;
+                    if t.last != off {
+                        t.last = off;
+                        t.words += 1;
                     }
-                }
-                part
+                });
+                tally
             })
             .collect()
     });
-    let mut counted = counted.into_iter();
-    let Some(mut all) = counted.next() else {
-        return FxHashMap::default();
-    };
-    // Later groups hold later words: their where-lists go after the first group's.
-    for part in counted {
-        for (((a, b), count), mut words) in part.pairs.into_iter().zip(part.counts).zip(part.words) {
-            let k = all.entry(a, b);
-            all.counts[k] += count;
-            all.words[k].append(&mut words);
+    // Every pair's list at its final size, cut into one stretch per part in part order (the
+    // parts hold rising offsets, so the list comes out sorted).
+    let index: Vec<usize> = (0..alphabet * alphabet).filter(|&i| tallies.iter().any(|t| t[i].words > 0)).collect();
+    let mut lists: Vec<Vec<u32>> =
+        index.iter().map(|&i| vec![0; tallies.iter().map(|t| t[i].words as usize).sum()]).collect();
+    let mut slot = vec![NO_ENTRY; alphabet * alphabet];
+    for (k, &i) in index.iter().enumerate() {
+        slot[i] = k as u32;
+    }
+    let mut stretches: Vec<Vec<&mut [u32]>> = (0..groups.len()).map(|_| Vec::with_capacity(index.len())).collect();
+    for (list, &i) in lists.iter_mut().zip(&index) {
+        let mut rest = &mut list[..];
+        for (part, tally) in tallies.iter().enumerate() {
+            let (mine, after) = std::mem::take(&mut rest).split_at_mut(tally[i].words as usize);
+            stretches[part].push(mine);
+            rest = after;
         }
     }
-    let mut pairs = FxHashMap::with_capacity_and_hasher(all.pairs.len(), Default::default());
-    for ((pair, count), words) in all.pairs.into_iter().zip(all.counts).zip(all.words) {
+    // Pass 2: each part writes its words into its stretches.
+    crate::threads::install(|| {
+        groups.par_iter().zip(stretches.par_iter_mut()).for_each(|(group, stretch)| {
+            let mut filled = vec![0u32; index.len()];
+            let mut last = vec![NO_ENTRY; index.len()];
+            each_pair(group, &mut |i, off, _| {
+                let k = slot[i] as usize;
+                if last[k] != off {
+                    last[k] = off;
+                    stretch[k][filled[k] as usize] = off;
+                    filled[k] += 1;
+                }
+            });
+        })
+    });
+    let mut pairs = FxHashMap::with_capacity_and_hasher(index.len(), Default::default());
+    for (i, words) in index.into_iter().zip(lists) {
+        let count = tallies.iter().map(|t| t[i].count).sum();
+        let pair = ((i / alphabet) as u32, (i % alphabet) as u32);
         pairs.insert(pair, PairEntry { count, words: WordList4::from_vec(words) });
     }
     pairs
 }
 
-/// One thread's pairs in `count_pairs_dense`: entries in first-seen order, found through a table
-/// indexed by the pair.
-struct DenseCounts {
-    alphabet: usize,
-    /// The entry of pair (a, b) at `a * alphabet + b`, or `NO_ENTRY`.
-    slot: Vec<u32>,
-    pairs: Vec<Pair>,
-    counts: Vec<u64>,
-    /// The last word listed for each entry.
-    last: Vec<u32>,
-    words: Vec<Vec<u32>>,
-}
-
-impl DenseCounts {
-    fn new(alphabet: usize) -> Self {
-        DenseCounts {
-            alphabet,
-            slot: vec![NO_ENTRY; alphabet * alphabet],
-            pairs: Vec::new(),
-            counts: Vec::new(),
-            last: Vec::new(),
-            words: Vec::new(),
-        }
-    }
-
-    /// The entry of (a, b), made if it is new.
-    #[inline]
-    fn entry(&mut self, a: u32, b: u32) -> usize {
-        let i = a as usize * self.alphabet + b as usize;
-        if self.slot[i] == NO_ENTRY {
-            self.slot[i] = self.pairs.len() as u32;
-            self.pairs.push((a, b));
-            self.counts.push(0);
-            self.last.push(NO_ENTRY);
-            self.words.push(Vec::new());
-        }
-        self.slot[i] as usize
-    }
+/// A pair's tally in one part of `count_pairs_dense`'s first pass.
+#[derive(Clone, Copy)]
+struct Tally {
+    count: u64,
+    /// Words holding the pair.
+    words: u32,
+    /// The last word seen holding it.
+    last: u32,
 }
 
 /// An unused slot of `count_pairs_dense`'s table.
