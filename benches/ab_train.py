@@ -1,0 +1,85 @@
+"""A/B two builds of tokenmill's core on BPE training, in lock-step.
+
+    python benches/ab_train.py OLD.so NEW.so [--pattern cl100k] [--vocab-size 32768] [--rounds 10] FILE [FILE ...]
+
+As in `ab_encode.py`: the shared machines swing between quiet and busy phases within seconds, so
+two worker processes, one per build, each count the files once and then take turns training on
+the same word counts; the figure to read is the median of the paired time ratios. Training runs
+on all cores in both. Each worker trains repeatedly in one process, so its pages are already
+faulted in after the first run: this measures the trainer's own work; `compare_train.py` (one
+fresh process per trainer) measures what a user waits for.
+
+Build each variant with `maturin develop --release` and copy `python/tokenmill/_core.abi3.so`
+aside first; each worker gets a copy of the Python package with its own core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+WORKER = r"""
+import sys, time, tokenmill
+pattern, vocab_size, files = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+counts = tokenmill.count_words(files, pattern=pattern, show_progress=False)
+print("ready", flush=True)
+for _ in sys.stdin:
+    start = time.perf_counter()
+    tokenmill.train_bpe(counts, vocab_size=vocab_size, show_progress=False)
+    print(time.perf_counter() - start, flush=True)
+"""
+
+
+def start_worker(core: Path, home: Path, args: argparse.Namespace) -> subprocess.Popen[str]:
+    """A worker importing a copy of the package whose core is `core`."""
+    package = Path(__file__).resolve().parent.parent / "python" / "tokenmill"
+    shutil.copytree(package, home / "tokenmill", ignore=shutil.ignore_patterns("_core*.so", "__pycache__"))
+    shutil.copy(core, home / "tokenmill" / "_core.abi3.so")
+    command = [sys.executable, "-c", WORKER, args.pattern, str(args.vocab_size), *args.files]
+    worker = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(home))
+    )
+    assert worker.stdout is not None and worker.stdout.readline().strip() == "ready", "worker failed to start"
+    return worker
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("old", type=Path)
+    parser.add_argument("new", type=Path)
+    parser.add_argument("files", nargs="+")
+    parser.add_argument("--pattern", default="cl100k")
+    parser.add_argument("--vocab-size", type=int, default=32768)
+    parser.add_argument("--rounds", type=int, default=10)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        workers = {}
+        for name in ("old", "new"):
+            (Path(tmp) / name).mkdir()
+            workers[name] = start_worker(getattr(args, name), Path(tmp) / name, args)
+        times: dict[str, list[float]] = {"old": [], "new": []}
+        for r in range(args.rounds):
+            for name in ("old", "new") if r % 2 else ("new", "old"):
+                w = workers[name]
+                assert w.stdin is not None and w.stdout is not None
+                w.stdin.write("go\n")
+                w.stdin.flush()
+                times[name].append(float(w.stdout.readline()))
+        for w in workers.values():
+            assert w.stdin is not None
+            w.stdin.close()
+            w.wait()
+    for name in ("old", "new"):
+        print(f"{name}: best {min(times[name]):.3f} s, median {statistics.median(times[name]):.3f} s")
+    paired = statistics.median(n / o for o, n in zip(times["old"], times["new"], strict=True))
+    print(f"new / old time, median of {args.rounds} paired runs: {paired:.3f}")
+
+
+if __name__ == "__main__":
+    main()
