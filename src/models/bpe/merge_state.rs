@@ -38,7 +38,8 @@ pub(super) struct WordList {
     offsets: Vec<u32>,
     /// Σ count × (symbols − 1): a bound on every pair count, kept so that no count can wrap.
     pair_mass: u64,
-    /// The largest symbol id pushed (0 when empty).
+    /// The smallest and largest symbol ids pushed (`u32::MAX` and 0 when empty).
+    min_id: u32,
     max_id: u32,
 }
 
@@ -60,6 +61,7 @@ impl WordList {
             arena: ListArena::Narrow(Vec::with_capacity(words * <u16 as Symbol>::HEADER + symbols)),
             offsets: Vec::with_capacity(words),
             pair_mass: 0,
+            min_id: u32::MAX,
             max_id: 0,
         }
     }
@@ -87,6 +89,7 @@ impl WordList {
             ListArena::Wide(arena) => push_word(arena, &mut self.offsets, symbols, count)?,
         }
         self.max_id = max_id;
+        self.min_id = symbols.iter().fold(self.min_id, |m, &id| m.min(id));
         Ok(())
     }
 }
@@ -411,10 +414,11 @@ impl<S: Symbol> MergeState<S> {
     }
 
     fn with_long_words_from(words: WordList, long_from: usize) -> Self {
-        let alphabet = words.max_id as usize + 1;
+        // The ids words start from: the 256 bytes, after any special tokens, in byte-level runs.
+        let ids = words.min_id.min(words.max_id)..words.max_id + 1;
         let (arena, offsets) = narrow::<S>(words);
-        let pairs = if alphabet <= DENSE_ALPHABET {
-            count_pairs_dense(&arena, &offsets, alphabet, crate::threads::count().max(1))
+        let pairs = if ids.len() <= DENSE_ALPHABET {
+            count_pairs_dense(&arena, &offsets, ids, crate::threads::count().max(1))
         } else {
             count_pairs_hashed(&arena, &offsets)
         };
@@ -755,8 +759,8 @@ fn count_pairs_hashed<S: Symbol>(arena: &[S], offsets: &[u32]) -> FxHashMap<Pair
     pairs
 }
 
-/// `count_pairs_hashed` for words over a small alphabet (fresh byte-level training: 256 bytes and
-/// the special tokens): a pair's entry is found by indexing a table of `alphabet`² slots instead
+/// `count_pairs_hashed` for words whose ids lie in a short range `ids` (fresh byte-level training:
+/// the 256 bytes): a pair's entry is found by indexing a table of `ids.len()`² slots instead
 /// of hashing, and the words are split into `parts`, one per thread. Two passes: the first
 /// counts each pair and the words holding it in each part, so every where-list is allocated
 /// once at its final size and the second pass has each part fill its own stretch of it. (Lists
@@ -765,9 +769,10 @@ fn count_pairs_hashed<S: Symbol>(arena: &[S], offsets: &[u32]) -> FxHashMap<Pair
 fn count_pairs_dense<S: Symbol>(
     arena: &[S],
     offsets: &[u32],
-    alphabet: usize,
+    ids: std::ops::Range<u32>,
     parts: usize,
 ) -> FxHashMap<Pair, PairEntry> {
+    let (first_id, alphabet) = (ids.start, ids.len());
     let per_part = offsets.len().div_ceil(parts).max(1);
     let groups: Vec<&[u32]> = offsets.chunks(per_part).collect();
     // Calls `f` with each window's pair index in the table, word offset and word count.
@@ -775,7 +780,7 @@ fn count_pairs_dense<S: Symbol>(
         for &off in group {
             let (symbols, count) = word_at(arena, off as usize);
             for w in symbols.windows(2) {
-                f(w[0].id() as usize * alphabet + w[1].id() as usize, off, count);
+                f((w[0].id() - first_id) as usize * alphabet + (w[1].id() - first_id) as usize, off, count);
             }
         }
     };
@@ -834,7 +839,7 @@ fn count_pairs_dense<S: Symbol>(
     let mut pairs = FxHashMap::with_capacity_and_hasher(index.len(), Default::default());
     for (i, words) in index.into_iter().zip(lists) {
         let count = tallies.iter().map(|t| t[i].count).sum();
-        let pair = ((i / alphabet) as u32, (i % alphabet) as u32);
+        let pair = ((i / alphabet) as u32 + first_id, (i % alphabet) as u32 + first_id);
         pairs.insert(pair, PairEntry { count, words: WordList4::from_vec(words) });
     }
     pairs
@@ -852,7 +857,8 @@ struct Tally {
 
 /// An unused slot of `count_pairs_dense`'s table.
 const NO_ENTRY: u32 = u32::MAX;
-/// The largest alphabet whose pairs `count_pairs_dense` indexes (a 4 MiB table per thread).
+/// The widest range of ids whose pairs `count_pairs_dense` indexes (its tables then take 16 MiB
+/// per thread; a byte-level run's 256 ids take 1 MiB).
 const DENSE_ALPHABET: usize = 1024;
 
 /// A heap entry: a pair and the count it had when pushed.
@@ -1213,7 +1219,8 @@ mod tests {
 
     #[test]
     fn dense_pair_counts_equal_hashed_ones() {
-        // Ids up to 299 (byte-level plus specials), skewed so that some pairs are in many words,
+        // Ids 40 to 339 (byte-level after 40 special tokens, which words never hold), skewed so
+        // that some pairs are in many words,
         // with repeats inside a word (a word is listed once) and words of 0 to 40 symbols.
         let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut next = move || {
@@ -1225,11 +1232,12 @@ mod tests {
         let mut list = WordList::default();
         for _ in 0..5_000 {
             let len = (next() % 41) as usize;
-            let word: Vec<u32> =
-                (0..len).map(|_| if next() % 3 == 0 { (next() % 300) as u32 } else { (next() % 5) as u32 }).collect();
+            let word: Vec<u32> = (0..len)
+                .map(|_| 40 + if next() % 3 == 0 { (next() % 300) as u32 } else { (next() % 5) as u32 })
+                .collect();
             list.push(&word, 1 + next() % 1000).unwrap();
         }
-        let alphabet = list.max_id as usize + 1;
+        let ids = list.min_id..list.max_id + 1;
         let (arena, offsets) = narrow::<u16>(list);
         let sorted = |map: FxHashMap<Pair, PairEntry>| {
             let mut all: Vec<(Pair, u64, Vec<u32>)> =
@@ -1240,7 +1248,7 @@ mod tests {
         let hashed = sorted(count_pairs_hashed(&arena, &offsets));
         assert!(hashed.iter().any(|(_, _, words)| words.len() > 1000));
         for parts in [1, 2, 3, 7] {
-            assert_eq!(sorted(count_pairs_dense(&arena, &offsets, alphabet, parts)), hashed, "{parts} parts");
+            assert_eq!(sorted(count_pairs_dense(&arena, &offsets, ids.clone(), parts)), hashed, "{parts} parts");
         }
     }
 
