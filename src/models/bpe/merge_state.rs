@@ -414,11 +414,12 @@ impl<S: Symbol> MergeState<S> {
     }
 
     fn with_long_words_from(words: WordList, long_from: usize) -> Self {
-        // The ids words start from: the 256 bytes, after any special tokens, in byte-level runs.
-        let ids = words.min_id.min(words.max_id)..words.max_id + 1;
+        // The ids words hold: in byte-level runs the 256 bytes, after any special tokens.
+        let first_id = words.min_id.min(words.max_id);
+        let span = (words.max_id - first_id) as usize + 1;
         let (arena, offsets) = narrow::<S>(words);
-        let pairs = if ids.len() <= DENSE_ALPHABET {
-            count_pairs_dense(&arena, &offsets, ids, crate::threads::count().max(1))
+        let pairs = if span <= DENSE_ALPHABET {
+            count_pairs_dense(&arena, &offsets, first_id, span, crate::threads::count().max(1))
         } else {
             count_pairs_hashed(&arena, &offsets)
         };
@@ -759,8 +760,9 @@ fn count_pairs_hashed<S: Symbol>(arena: &[S], offsets: &[u32]) -> FxHashMap<Pair
     pairs
 }
 
-/// `count_pairs_hashed` for words whose ids lie in a short range `ids` (fresh byte-level training:
-/// the 256 bytes): a pair's entry is found by indexing a table of `ids.len()`² slots instead
+/// `count_pairs_hashed` for words whose ids lie in the short range from `first_id` on, `alphabet`
+/// ids wide (fresh byte-level training: the 256 bytes): a pair's entry is found by indexing a
+/// table of `alphabet`² slots instead
 /// of hashing, and the words are split into `parts`, one per thread. Two passes: the first
 /// counts each pair and the words holding it in each part, so every where-list is allocated
 /// once at its final size and the second pass has each part fill its own stretch of it. (Lists
@@ -769,10 +771,10 @@ fn count_pairs_hashed<S: Symbol>(arena: &[S], offsets: &[u32]) -> FxHashMap<Pair
 fn count_pairs_dense<S: Symbol>(
     arena: &[S],
     offsets: &[u32],
-    ids: std::ops::Range<u32>,
+    first_id: u32,
+    alphabet: usize,
     parts: usize,
 ) -> FxHashMap<Pair, PairEntry> {
-    let (first_id, alphabet) = (ids.start, ids.len());
     let per_part = offsets.len().div_ceil(parts).max(1);
     let groups: Vec<&[u32]> = offsets.chunks(per_part).collect();
     // Calls `f` with each window's pair index in the table, word offset and word count.
@@ -1237,7 +1239,7 @@ mod tests {
                 .collect();
             list.push(&word, 1 + next() % 1000).unwrap();
         }
-        let ids = list.min_id..list.max_id + 1;
+        let (first_id, alphabet) = (list.min_id, (list.max_id - list.min_id) as usize + 1);
         let (arena, offsets) = narrow::<u16>(list);
         let sorted = |map: FxHashMap<Pair, PairEntry>| {
             let mut all: Vec<(Pair, u64, Vec<u32>)> =
@@ -1248,7 +1250,7 @@ mod tests {
         let hashed = sorted(count_pairs_hashed(&arena, &offsets));
         assert!(hashed.iter().any(|(_, _, words)| words.len() > 1000));
         for parts in [1, 2, 3, 7] {
-            assert_eq!(sorted(count_pairs_dense(&arena, &offsets, ids.clone(), parts)), hashed, "{parts} parts");
+            assert_eq!(sorted(count_pairs_dense(&arena, &offsets, first_id, alphabet, parts)), hashed, "{parts} parts");
         }
     }
 
