@@ -15,13 +15,10 @@ aside first; each worker gets a copy of the Python package with its own core.
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import statistics
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
+
+import lockstep
 
 WORKER = r"""
 import sys, time
@@ -40,20 +37,6 @@ for _ in sys.stdin:
 """
 
 
-def start_worker(core: Path, home: Path, args: argparse.Namespace) -> subprocess.Popen[str]:
-    """A worker importing a copy of the package whose core is `core`."""
-    package = Path(__file__).resolve().parent.parent / "python" / "tokenmill"
-    shutil.copytree(package, home / "tokenmill", ignore=shutil.ignore_patterns("_core*.so", "__pycache__"))
-    shutil.copy(core, home / "tokenmill" / "_core.abi3.so")
-    benches = str(Path(__file__).resolve().parent)
-    command = ["taskset", "-c", str(args.cpu), sys.executable, "-c", WORKER, benches, args.encoding, *args.files]
-    worker = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(home))
-    )
-    assert worker.stdout is not None and worker.stdout.readline().strip() == "ready", "worker failed to start"
-    return worker
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("old", type=Path)
@@ -64,23 +47,8 @@ def main() -> None:
     parser.add_argument("--cpu", type=int, default=1, help="the core both workers run on")
     args = parser.parse_args()
     total = sum(len(Path(f).read_text(encoding="utf-8", errors="replace").encode()) for f in args.files)
-    with tempfile.TemporaryDirectory() as tmp:
-        workers = {}
-        for name in ("old", "new"):
-            (Path(tmp) / name).mkdir()
-            workers[name] = start_worker(getattr(args, name), Path(tmp) / name, args)
-        times: dict[str, list[float]] = {"old": [], "new": []}
-        for r in range(args.rounds):
-            for name in ("old", "new") if r % 2 else ("new", "old"):
-                w = workers[name]
-                assert w.stdin is not None and w.stdout is not None
-                w.stdin.write("go\n")
-                w.stdin.flush()
-                times[name].append(float(w.stdout.readline()))
-        for w in workers.values():
-            assert w.stdin is not None
-            w.stdin.close()
-            w.wait()
+    benches = str(Path(__file__).resolve().parent)
+    times = lockstep.run(args.old, args.new, WORKER, [benches, args.encoding, *args.files], args.rounds, args.cpu)
     for name in ("old", "new"):
         best, median = min(times[name]), statistics.median(times[name])
         print(f"{name}: best {total / best / 1e6:.1f} MB/s, median {total / median / 1e6:.1f} MB/s")

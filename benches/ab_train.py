@@ -16,13 +16,10 @@ aside first; each worker gets a copy of the Python package with its own core.
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import statistics
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
+
+import lockstep
 
 WORKER = r"""
 import sys, time, tokenmill
@@ -36,19 +33,6 @@ for _ in sys.stdin:
 """
 
 
-def start_worker(core: Path, home: Path, args: argparse.Namespace) -> subprocess.Popen[str]:
-    """A worker importing a copy of the package whose core is `core`."""
-    package = Path(__file__).resolve().parent.parent / "python" / "tokenmill"
-    shutil.copytree(package, home / "tokenmill", ignore=shutil.ignore_patterns("_core*.so", "__pycache__"))
-    shutil.copy(core, home / "tokenmill" / "_core.abi3.so")
-    command = [sys.executable, "-c", WORKER, args.pattern, str(args.vocab_size), *args.files]
-    worker = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(home))
-    )
-    assert worker.stdout is not None and worker.stdout.readline().strip() == "ready", "worker failed to start"
-    return worker
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("old", type=Path)
@@ -58,23 +42,8 @@ def main() -> None:
     parser.add_argument("--vocab-size", type=int, default=32768)
     parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        workers = {}
-        for name in ("old", "new"):
-            (Path(tmp) / name).mkdir()
-            workers[name] = start_worker(getattr(args, name), Path(tmp) / name, args)
-        times: dict[str, list[float]] = {"old": [], "new": []}
-        for r in range(args.rounds):
-            for name in ("old", "new") if r % 2 else ("new", "old"):
-                w = workers[name]
-                assert w.stdin is not None and w.stdout is not None
-                w.stdin.write("go\n")
-                w.stdin.flush()
-                times[name].append(float(w.stdout.readline()))
-        for w in workers.values():
-            assert w.stdin is not None
-            w.stdin.close()
-            w.wait()
+    worker_args = [args.pattern, str(args.vocab_size), *args.files]
+    times = lockstep.run(args.old, args.new, WORKER, worker_args, args.rounds)
     for name in ("old", "new"):
         print(f"{name}: best {min(times[name]):.3f} s, median {statistics.median(times[name]):.3f} s")
     paired = statistics.median(n / o for o, n in zip(times["old"], times["new"], strict=True))
