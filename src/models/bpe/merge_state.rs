@@ -77,7 +77,8 @@ impl WordList {
             (symbols.len() as u64 - 1).checked_mul(count).and_then(|m| m.checked_add(self.pair_mass)).ok_or_else(
                 || Error::config("word counts too large: pair counts would exceed 2^64 - 1; scale the counts down"),
             )?;
-        let max_id = symbols.iter().fold(self.max_id, |m, &id| m.max(id));
+        let (min_id, max_id) =
+            symbols.iter().fold((self.min_id, self.max_id), |(lo, hi), &id| (lo.min(id), hi.max(id)));
         if let ListArena::Narrow(narrow) = &self.arena {
             if max_id > u16::MAX as u32 {
                 let (wide, offsets) = relayout::<u16, u32>(narrow, &self.offsets);
@@ -88,8 +89,7 @@ impl WordList {
             ListArena::Narrow(arena) => push_word(arena, &mut self.offsets, symbols, count)?,
             ListArena::Wide(arena) => push_word(arena, &mut self.offsets, symbols, count)?,
         }
-        self.max_id = max_id;
-        self.min_id = symbols.iter().fold(self.min_id, |m, &id| m.min(id));
+        (self.min_id, self.max_id) = (min_id, max_id);
         Ok(())
     }
 }
@@ -685,18 +685,17 @@ fn word_at<S: Symbol>(arena: &[S], offset: usize) -> (&[S], u64) {
 /// The words of `list` in an arena of `S` and their offsets there: the list's own arena when it
 /// has the same slots (every run whose ids fit in u16 and were pushed as such), else a copy.
 fn narrow<S: Symbol>(list: WordList) -> (Vec<S>, Vec<u32>) {
-    let WordList { arena, offsets, .. } = list;
-    let arena: Box<dyn std::any::Any> = match arena {
-        ListArena::Narrow(a) => Box::new(a),
-        ListArena::Wide(a) => Box::new(a),
-    };
-    let arena = match arena.downcast::<Vec<S>>() {
-        Ok(same) => return (*same, offsets),
-        Err(other) => other,
-    };
-    match arena.downcast::<Vec<u16>>() {
-        Ok(narrow) => relayout::<u16, S>(&narrow, &offsets),
-        Err(wide) => relayout::<u32, S>(&wide.downcast::<Vec<u32>>().expect("a list arena is u16 or u32"), &offsets),
+    match list.arena {
+        ListArena::Narrow(arena) => into_slots(arena, list.offsets),
+        ListArena::Wide(arena) => into_slots(arena, list.offsets),
+    }
+}
+
+/// `arena` itself when its slots are already `T`, else `relayout`.
+fn into_slots<F: Symbol, T: Symbol>(arena: Vec<F>, offsets: Vec<u32>) -> (Vec<T>, Vec<u32>) {
+    match (Box::new(arena) as Box<dyn std::any::Any>).downcast::<Vec<T>>() {
+        Ok(same) => (*same, offsets),
+        Err(other) => relayout::<F, T>(&other.downcast::<Vec<F>>().expect("the arena is a Vec<F>"), &offsets),
     }
 }
 
@@ -762,8 +761,8 @@ fn count_pairs_hashed<S: Symbol>(arena: &[S], offsets: &[u32]) -> FxHashMap<Pair
 
 /// `count_pairs_hashed` for words whose ids lie in the short range from `first_id` on, `alphabet`
 /// ids wide (fresh byte-level training: the 256 bytes): a pair's entry is found by indexing a
-/// table of `alphabet`² slots instead
-/// of hashing, and the words are split into `parts`, one per thread. Two passes: the first
+/// table of `alphabet`² slots instead of hashing, and the words are split into `parts`, one per
+/// thread. Two passes: the first
 /// counts each pair and the words holding it in each part, so every where-list is allocated
 /// once at its final size and the second pass has each part fill its own stretch of it. (Lists
 /// grown per part and then joined were resident twice: +0.02 GB peak on 25 MB of CJK text; one
@@ -778,14 +777,20 @@ fn count_pairs_dense<S: Symbol>(
     let per_part = offsets.len().div_ceil(parts).max(1);
     let groups: Vec<&[u32]> = offsets.chunks(per_part).collect();
     // Calls `f` with each window's pair index in the table, word offset and word count.
-    let each_pair = |group: &[u32], f: &mut dyn FnMut(usize, u32, u64)| {
+    fn each_pair<S: Symbol>(
+        arena: &[S],
+        group: &[u32],
+        first_id: u32,
+        alphabet: usize,
+        mut f: impl FnMut(usize, u32, u64),
+    ) {
         for &off in group {
             let (symbols, count) = word_at(arena, off as usize);
             for w in symbols.windows(2) {
                 f((w[0].id() - first_id) as usize * alphabet + (w[1].id() - first_id) as usize, off, count);
             }
         }
-    };
+    }
     // Pass 1: per part, each pair's count and how many words hold it (each word once: a word's
     // windows are visited together, so comparing with the last word seen is enough).
     let tallies: Vec<Vec<Tally>> = crate::threads::install(|| {
@@ -793,7 +798,7 @@ fn count_pairs_dense<S: Symbol>(
             .par_iter()
             .map(|group| {
                 let mut tally = vec![Tally { count: 0, words: 0, last: NO_ENTRY }; alphabet * alphabet];
-                each_pair(group, &mut |i, off, count| {
+                each_pair(arena, group, first_id, alphabet, |i, off, count| {
                     let t = &mut tally[i];
                     t.count += count;
                     if t.last != off {
@@ -828,7 +833,7 @@ fn count_pairs_dense<S: Symbol>(
         groups.par_iter().zip(stretches.par_iter_mut()).for_each(|(group, stretch)| {
             let mut filled = vec![0u32; index.len()];
             let mut last = vec![NO_ENTRY; index.len()];
-            each_pair(group, &mut |i, off, _| {
+            each_pair(arena, group, first_id, alphabet, |i, off, _| {
                 let k = slot[i] as usize;
                 if last[k] != off {
                     last[k] = off;
@@ -1052,6 +1057,16 @@ mod tests {
         }
     }
 
+    /// A xorshift generator: the same numbers on every run.
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
     fn first_word(s: &MergeState<u32>) -> Vec<u32> {
         word_at(&s.arena, 0).0.to_vec()
     }
@@ -1083,12 +1098,10 @@ mod tests {
     fn long_words_merge_exactly_like_scanned_ones() {
         // One long word (random, with runs that make sites touch) and a few short ones, merged
         // 300 times by the most frequent pair through both paths; counts and symbols must agree.
-        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
         let mut long = Vec::new();
         while long.len() < 3000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            let seed = next();
             let symbol = (seed % 4) as u32 + 1;
             let run = if seed % 7 == 0 { 5 } else { 1 };
             long.extend(std::iter::repeat_n(symbol, run));
@@ -1130,13 +1143,7 @@ mod tests {
     /// pair's count must equal a recount of the current words, every word holding a pair must be
     /// on its where-list, and no pair may linger at count zero.
     fn recount_after_every_merge<S: Symbol>() {
-        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_F491_4F6C_DD1D);
         let words: Vec<(Vec<u32>, u64)> = (0..60_000)
             .map(|_| {
                 let len = 2 + (next() % 9) as usize;
@@ -1182,39 +1189,25 @@ mod tests {
             (vec![70_000, 5, 70_000], 2),
             (vec![4, 4], 1),
         ];
+        // Each word and count, read back from an arena of any width.
+        fn read<S: Symbol>((arena, offsets): (Vec<S>, Vec<u32>)) -> Vec<(Vec<u32>, u64)> {
+            let word = |&off: &u32| word_at(&arena, off as usize);
+            offsets.iter().map(word).map(|(symbols, count)| (symbols.iter().map(|s| s.id()).collect(), count)).collect()
+        }
         for upto in [3, words.len()] {
-            let mut list = WordList::default();
-            for (word, count) in &words[..upto] {
-                list.push(word, *count).unwrap();
-            }
-            assert_eq!(matches!(list.arena, ListArena::Wide(_)), upto > 3);
-            // Words of one symbol are left out.
-            let expected: Vec<(Vec<u32>, u64)> = words[..upto].iter().filter(|(w, _)| w.len() > 1).cloned().collect();
-            let read = |arena: &[u32], offsets: &[u32]| -> Vec<(Vec<u32>, u64)> {
-                offsets
-                    .iter()
-                    .map(|&off| (word_at(arena, off as usize).0.to_vec(), word_at(arena, off as usize).1))
-                    .collect()
-            };
-            let copy = || {
+            let list = || {
                 let mut list = WordList::default();
                 for (word, count) in &words[..upto] {
                     list.push(word, *count).unwrap();
                 }
                 list
             };
-            let (arena, offsets) = narrow::<u32>(copy());
-            assert_eq!(read(&arena, &offsets), expected);
+            assert_eq!(matches!(list().arena, ListArena::Wide(_)), upto > 3);
+            // Words of one symbol are left out.
+            let expected: Vec<(Vec<u32>, u64)> = words[..upto].iter().filter(|(w, _)| w.len() > 1).cloned().collect();
+            assert_eq!(read(narrow::<u32>(list())), expected);
             if upto == 3 {
-                let (arena, offsets) = narrow::<u16>(copy());
-                let back: Vec<(Vec<u32>, u64)> = offsets
-                    .iter()
-                    .map(|&off| {
-                        let (symbols, count) = word_at(&arena, off as usize);
-                        (symbols.iter().map(|&s| s as u32).collect(), count)
-                    })
-                    .collect();
-                assert_eq!(back, expected);
+                assert_eq!(read(narrow::<u16>(list())), expected);
             }
         }
     }
@@ -1224,13 +1217,7 @@ mod tests {
         // Ids 40 to 339 (byte-level after 40 special tokens, which words never hold), skewed so
         // that some pairs are in many words,
         // with repeats inside a word (a word is listed once) and words of 0 to 40 symbols.
-        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
         let mut list = WordList::default();
         for _ in 0..5_000 {
             let len = (next() % 41) as usize;
