@@ -130,3 +130,27 @@ def test_tokenizers_sharing_a_thread_keep_their_own_ids(stdlib_text: str, multil
         assert b.encode_ordinary(sample) == expected_b
         assert a.encode_ordinary(sample) == expected_a
     assert a.decode(expected_a) == sample and b.decode(expected_b) == sample
+
+
+def test_import_leaves_wordpiece_and_unigram_trainers_until_used() -> None:
+    """`import tokenmill` does not load the WordPiece and Unigram trainers (and their file
+    formats); naming them loads them, and `from tokenmill import ...` works as before."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, tokenmill\n"
+        "lazy = ['tokenmill.training_wordpiece', 'tokenmill.training_unigram', 'tokenmill.formats.wordpiece']\n"
+        "print([m for m in lazy if m in sys.modules])\n"
+        "from tokenmill import train_wordpiece\n"
+        "print(callable(train_wordpiece), callable(tokenmill.train_unigram), 'train_unigram' in dir(tokenmill))\n"
+        "print(sorted(m for m in lazy if m in sys.modules))\n"
+        "try:\n    tokenmill.no_such_name\nexcept AttributeError as e:\n    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == [
+        "[]",
+        "True True True",
+        "['tokenmill.formats.wordpiece', 'tokenmill.training_unigram', 'tokenmill.training_wordpiece']",
+        "module 'tokenmill' has no attribute 'no_such_name'",
+    ]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import time
 from pathlib import Path
 
@@ -82,7 +81,7 @@ def write_atomically(path: str | os.PathLike[str], data: bytes) -> None:
     if not p.name:
         raise _core.ConfigError(f"{p}: not a file path")
     remove_stale_temp_files(p)
-    tmp = p.parent / temp_name(p.name, os.getpid(), secrets.token_hex(4))
+    tmp = p.parent / temp_name(p.name, os.getpid(), os.urandom(4).hex())
     try:
         # Not tempfile.mkstemp: it creates files with mode 0o600 whatever the umask.
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-import random
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -460,6 +459,8 @@ class Tokenizer:
         if self.model_type == "bpe" and alpha > 1:
             raise _core.ConfigError(f"dropout is a probability between 0 and 1, got {alpha!r}")
         if seed is None:
+            import random  # here, not at the top: only sampling needs it, and importing it is slow
+
             seed = random.getrandbits(64)
         elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
             raise _core.ConfigError(f"seed must be an int between 0 and 2**64 - 1, got {seed!r}")
