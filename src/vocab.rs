@@ -284,8 +284,11 @@ impl Vocab {
     }
 
     /// Stores `bytes` at `id`, in the dense vector when `id` is near it, else in the sparse map.
-    fn place(&mut self, id: u32, bytes: &[u8], what: &str) -> Result<()> {
+    /// `what` names the token in an error; it is only called then (formatting every token's name
+    /// up front was a tenth of a training run's instructions and of loading a vocabulary).
+    fn place(&mut self, id: u32, bytes: &[u8], what: impl Fn() -> String) -> Result<()> {
         if id == u32::MAX {
+            let what = what();
             return Err(Error::config(format!("{what}: id {id} is too large (ids go up to {})", u32::MAX - 1)));
         }
         let index = id as usize;
@@ -304,6 +307,7 @@ impl Vocab {
         let taken =
             if index < self.tokens.len() { self.tokens[index].is_some() } else { self.sparse.contains_key(&id) };
         if taken {
+            let what = what();
             return Err(Error::config(format!("{what}: id {id} is already taken")));
         }
         if index < self.tokens.len() {
@@ -323,7 +327,7 @@ impl Vocab {
                 String::from_utf8_lossy(bytes)
             )));
         }
-        self.place(id, bytes, &format!("token {:?}", String::from_utf8_lossy(bytes)))?;
+        self.place(id, bytes, || format!("token {:?}", String::from_utf8_lossy(bytes)))?;
         self.ids.insert(bytes.into(), id);
         if bytes.len() <= SHORT {
             self.short_ids.insert(short_key(bytes), id);
@@ -353,7 +357,7 @@ impl Vocab {
             None => self.next_free_id(),
         };
         if !self.special_id_set.contains(&id) {
-            self.place(id, text.as_bytes(), &format!("special token {text:?}"))?;
+            self.place(id, text.as_bytes(), || format!("special token {text:?}"))?;
             self.special_id_set.insert(id);
         }
         self.specials.push((text.to_string(), id));
@@ -384,7 +388,7 @@ impl Vocab {
         if let Some(&other) = self.kind_ids.get(text) {
             return Err(Error::config(format!("{what} has two ids, {other} and {id}")));
         }
-        self.place(id, text.as_bytes(), &what)?;
+        self.place(id, text.as_bytes(), || what.clone())?;
         if let TokenKind::Byte(b) = kind {
             self.byte_ids.as_mut().expect("made above")[b as usize] = id;
         }
@@ -532,6 +536,23 @@ mod tests {
         assert!(ids.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(ids.last(), Some(&4_000_000_000));
         assert_eq!(v.ordinary().count(), v.len() - 1);
+    }
+
+    /// An id already taken, or too large, is refused with the token named (the name is only
+    /// formatted when there is an error to report).
+    #[test]
+    fn a_refused_id_names_its_token() {
+        let mut v = Vocab::default();
+        v.insert(7, "日本".as_bytes()).unwrap();
+        let message = |e: Error| e.to_string();
+        let taken = message(v.insert(7, "語".as_bytes()).unwrap_err());
+        assert!(taken.contains("token \"語\"") && taken.contains("id 7 is already taken"), "{taken}");
+        let special = message(v.push_special("<s>", Some(7)).unwrap_err());
+        assert!(special.contains("special token \"<s>\"") && special.contains("already taken"), "{special}");
+        let max = message(v.insert(u32::MAX, b"x").unwrap_err());
+        assert!(max.contains("token \"x\"") && max.contains("too large"), "{max}");
+        let kind = message(v.push_kind("<unk>", 7, TokenKind::Unknown).unwrap_err());
+        assert!(kind.contains("<unk>") && kind.contains("already taken"), "{kind}");
     }
 
     #[test]
