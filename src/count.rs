@@ -323,7 +323,7 @@ impl WordSplitter {
         let mut rest = bytes;
         let mut offset = offset;
         loop {
-            match std::str::from_utf8(rest) {
+            match simdutf8::compat::from_utf8(rest) {
                 Ok(text) => {
                     texts.push(text);
                     break;
@@ -616,6 +616,46 @@ mod tests {
         assert_eq!(counts.get(b" ok"), 1);
         let err = s.count_bytes(bytes, Path::new("f.txt"), 0, false).unwrap_err();
         assert_eq!(err.to_string(), "f.txt: invalid UTF-8 at byte offset 3");
+    }
+
+    /// Long mixed input (the SIMD validator works in 64-byte strides): the invalid bytes counted
+    /// as raw words, and the offset of the first one in an error, are those std finds.
+    #[test]
+    fn invalid_utf8_is_found_where_std_finds_it() {
+        let s = splitter("gpt2");
+        let parts: [&[u8]; 7] = [b"abc ", "日本語".as_bytes(), b"\xff", b"\xe6\x97", b"\xc3", b" x\n", "é".as_bytes()];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for round in 0..200 {
+            let mut bytes = Vec::new();
+            while bytes.len() < 40 + round * 3 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                // Invalid parts are rare, so many inputs are valid for long stretches.
+                let k = (state % 40) as usize;
+                bytes.extend_from_slice(parts[if k < 36 { k % 2 } else { k - 34 }]);
+            }
+            // What std says: each invalid run's bytes, and where the first begins.
+            let (mut raw, mut first_bad, mut rest, mut at) = (WordCounts::default(), None, &bytes[..], 0);
+            while let Err(e) = std::str::from_utf8(rest) {
+                let bad = e.error_len().unwrap_or(rest.len() - e.valid_up_to());
+                raw.add(&rest[e.valid_up_to()..e.valid_up_to() + bad], 1);
+                first_bad.get_or_insert(at + e.valid_up_to());
+                at += e.valid_up_to() + bad;
+                rest = &rest[e.valid_up_to() + bad..];
+            }
+            let counts = s.count_bytes(&bytes, Path::new("f.txt"), 0, true).unwrap();
+            for (word, n) in raw.iter() {
+                assert_eq!(counts.get(word), n, "round {round}: raw word {word:?}");
+            }
+            match (s.count_bytes(&bytes, Path::new("f.txt"), 100, false), first_bad) {
+                (Ok(_), None) => {}
+                (Err(e), Some(at)) => {
+                    assert_eq!(e.to_string(), format!("f.txt: invalid UTF-8 at byte offset {}", 100 + at))
+                }
+                (got, want) => panic!("round {round}: {:?} against std's {want:?}", got.map(|_| ())),
+            }
+        }
     }
 
     #[test]
