@@ -61,6 +61,21 @@ def test_encode_batch_equals_encode(tok: tokenmill.Tokenizer, stdlib_text: str) 
     assert tok.encode_ordinary_batch(texts) == [tok.encode_ordinary(t) for t in texts]
 
 
+def test_encode_batch_refuses_a_named_string_in_any_text(tok: tokenmill.Tokenizer) -> None:
+    """A string `disallowed_special` names that is not a special token may not appear in any
+    text of a batch (the arguments are checked once per batch, the texts each)."""
+    texts = ["plain text", "more text", "then FORBIDDEN here", "last"]
+    for n in (1, 2):
+        with pytest.raises(tokenmill.DisallowedSpecialError, match="'FORBIDDEN', which disallowed_special names"):
+            tok.encode_batch(texts, num_threads=n, disallowed_special={"FORBIDDEN"})
+        clean = texts[:2] + texts[3:]
+        assert tok.encode_batch(clean, num_threads=n, disallowed_special={"FORBIDDEN"}) == [
+            tok.encode(t, disallowed_special={"FORBIDDEN"}) for t in clean
+        ]
+    with pytest.raises(tokenmill.ConfigError, match="allowed_special"):
+        tok.encode_batch([], allowed_special="some")
+
+
 def test_special_tokens(tok: tokenmill.Tokenizer) -> None:
     assert tok.special_tokens == {"<|endoftext|>": 0, "<|pad|>": 1}
     text = "a<|endoftext|>b<|pad|>"

@@ -104,18 +104,27 @@ class Encoding:
         the text holds it; disallowed strings need not be special tokens; ``()`` or `None`
         disallows nothing. The default check runs in the core; an explicit set is searched here.
         """
+        allowed, disallowed, searched = self._special_sets(allowed_special, disallowed_special)
+        if searched:
+            _check_disallowed(text, searched)
+        return allowed, disallowed
+
+    def _special_sets(
+        self, allowed_special: Allowed, disallowed_special: Disallowed | None
+    ) -> tuple[Any, Any, frozenset[str]]:
+        """`_special_args` without a text: the arguments for the core, and the explicitly
+        disallowed strings each text must be searched for (empty when there are none)."""
         allowed_all = allowed_special == "all"
         if allowed_all:
             allowed_special = self.special_tokens_set
         if disallowed_special == "all":
             if allowed_all:
-                return "all", ()
+                return "all", (), frozenset()
             if not allowed_special:
-                return (), "all"
-            return allowed_special, self.special_tokens_set - allowed_special
-        if disallowed_special:
-            _check_disallowed(text, frozenset(disallowed_special))
-        return ("all" if allowed_all else allowed_special), ()
+                return (), "all", frozenset()
+            return allowed_special, self.special_tokens_set - allowed_special, frozenset()
+        searched = frozenset(disallowed_special) if disallowed_special else frozenset()
+        return ("all" if allowed_all else allowed_special), (), searched
 
     # -- encoding -------------------------------------------------------------------------------
     def encode_ordinary(self, text: str) -> list[int]:
@@ -180,9 +189,10 @@ class Encoding:
         [[15339, 1917], [19045, 29474, 1917]]
         """
         texts = list(text)
-        allowed, disallowed = allowed_special, disallowed_special
-        for one in texts:
-            allowed, disallowed = self._special_args(one, allowed_special, disallowed_special)
+        allowed, disallowed, searched = self._special_sets(allowed_special, disallowed_special)
+        if searched:
+            for one in texts:
+                _check_disallowed(one, searched)
         if not texts:
             return []
         try:
