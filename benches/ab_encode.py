@@ -1,12 +1,13 @@
 """A/B two builds of tokenmill's core on encoding, in lock-step.
 
-    python benches/ab_encode.py OLD.so NEW.so [--encoding cl100k_base] [--rounds 40] [--cpu 1] FILE [FILE ...]
+    python benches/ab_encode.py OLD.so NEW.so [--encoding E] [--rounds 40] [--cpu 1] [--first-pass] FILE [FILE ...]
 
 Why lock-step: the shared machines swing between quiet and busy phases (the same build at 60 or
 95 MB/s) within seconds, so alternating whole runs cannot tell a 5% change. Here two worker
 processes, one per build and both pinned to one core, take turns encoding the same ~4 KB
 documents once each; the figure to read is the median of the paired ratios (each pair ran
-within a fraction of a second of each other).
+within a fraction of a second of each other). With `--first-pass`, each round loads the
+tokenizer afresh and times one pass over text it has not seen (use several MB).
 
 Build each variant with `maturin develop --release` and copy `python/tokenmill/_core.abi3.so`
 aside first; each worker gets a copy of the Python package with its own core.
@@ -37,6 +38,24 @@ for _ in sys.stdin:
 """
 
 
+# `--first-pass`: each round loads the tokenizer afresh (untimed), so its piece cache and the
+# backtracker's compatibility table start empty, as when a corpus is streamed through once.
+WORKER_FIRST_PASS = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from compare_encode import load_documents, load_tokenizer
+docs = load_documents(sys.argv[3:], 4096)
+print("ready", flush=True)
+for _ in sys.stdin:
+    encode = load_tokenizer(sys.argv[2]).encode_ordinary
+    encode("warm-up: build lazy tables 日本語のテキストを処理します")
+    start = time.perf_counter()
+    for d in docs:
+        encode(d)
+    print(time.perf_counter() - start, flush=True)
+"""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("old", type=Path)
@@ -45,10 +64,14 @@ def main() -> None:
     parser.add_argument("--encoding", default="cl100k_base")
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--cpu", type=int, default=1, help="the core both workers run on")
+    parser.add_argument(
+        "--first-pass", action="store_true", help="time one pass with a freshly loaded tokenizer each round"
+    )
     args = parser.parse_args()
     total = sum(len(Path(f).read_text(encoding="utf-8", errors="replace").encode()) for f in args.files)
     benches = str(Path(__file__).resolve().parent)
-    times = lockstep.run(args.old, args.new, WORKER, [benches, args.encoding, *args.files], args.rounds, args.cpu)
+    script = WORKER_FIRST_PASS if args.first_pass else WORKER
+    times = lockstep.run(args.old, args.new, script, [benches, args.encoding, *args.files], args.rounds, args.cpu)
     for name in ("old", "new"):
         best, median = min(times[name]), statistics.median(times[name])
         print(f"{name}: best {total / best / 1e6:.1f} MB/s, median {total / median / 1e6:.1f} MB/s")
