@@ -30,6 +30,7 @@
 //! level models with a merge list (a `tokenizer.json`: Llama 3, Qwen as Hugging Face ships
 //! them) use it too.
 
+use super::edges::{Histories, HistoryPart};
 use super::ranked::BACKTRACK_MULTIBYTE_FROM;
 use super::Bpe;
 use crate::trie::Trie;
@@ -64,6 +65,9 @@ pub(super) struct Backtracker {
     /// Which byte strings tokens hold, to tell without asking the table that no merge can
     /// cross a boundary.
     crossings: Crossings,
+    /// Rank-based models: each whole token's merge history, which decides a pair missing from
+    /// the table without replaying its bytes (`edges.rs`).
+    histories: Option<Histories>,
     /// Sets of entries `left << 33 | right << 2 | filled << 1 | compatible`, the most recently
     /// added first.
     memo: Box<[MemoSet]>,
@@ -84,31 +88,39 @@ impl Backtracker {
         // scoped threads, not the pool's: this may run inside a pool task, and a pool thread
         // waiting here could pick up another task that waits for this very initialization.
         let chunk = tokens.len().div_ceil(crate::threads::count().max(1)).max(1);
-        let (whole, unreachable): (Vec<Token>, Vec<Token>) = std::thread::scope(|scope| {
+        let (whole, unreachable, histories): (Vec<Token>, Vec<Token>, Vec<HistoryPart>) = std::thread::scope(|scope| {
             let parts: Vec<_> = tokens
                 .chunks(chunk)
                 .map(|part| {
                     scope.spawn(move || {
                         let mut out = Vec::new();
+                        let mut history = HistoryPart::default();
                         let (mut keep, mut long_unreachable) = (Vec::with_capacity(part.len()), Vec::new());
                         for &(bytes, id) in part {
-                            out.clear();
-                            model.merge_bytes_replay(bytes, &mut out);
-                            if out.len() == 1 && out[0] == id {
+                            // Rank-based models record each token's merges on the way (`edges.rs`).
+                            let whole = if model.rank_based {
+                                history.add(model, bytes, id)
+                            } else {
+                                out.clear();
+                                model.merge_bytes_replay(bytes, &mut out);
+                                out.len() == 1 && out[0] == id
+                            };
+                            if whole {
                                 keep.push((bytes, id));
                             } else if bytes.len() >= BACKTRACK_MULTIBYTE_FROM {
                                 long_unreachable.push((bytes, id));
                             }
                         }
-                        (keep, long_unreachable)
+                        (keep, long_unreachable, history)
                     })
                 })
                 .collect();
             let parts: Vec<_> = parts.into_iter().map(|p| p.join().expect("replaying merges does not panic")).collect();
-            parts.into_iter().fold((Vec::new(), Vec::new()), |(mut w, mut u), (pw, pu)| {
+            parts.into_iter().fold((Vec::new(), Vec::new(), Vec::new()), |(mut w, mut u, mut h), (pw, pu, ph)| {
                 w.extend(pw);
                 u.extend(pu);
-                (w, u)
+                h.push(ph);
+                (w, u, h)
             })
         });
         let crossings = Crossings::new(tokens.iter().map(|&(bytes, _)| bytes));
@@ -116,8 +128,9 @@ impl Backtracker {
             (tokens.len() / WAYS).next_power_of_two().trailing_zeros().clamp(MIN_MEMO_SET_BITS, MEMO_SET_BITS);
         let memo = (0..1usize << memo_bits).map(|_| MemoSet(Default::default())).collect();
         let unreachable_max = unreachable.iter().map(|(b, _)| b.len()).max().unwrap_or(0);
+        let histories = if model.rank_based { Histories::from_parts(histories, whole.len()) } else { None };
         let unreachable = unreachable.into_iter().map(|(b, id)| (Box::from(b), id)).collect();
-        Backtracker { whole: Trie::new(whole), unreachable, unreachable_max, crossings, memo, memo_bits }
+        Backtracker { whole: Trie::new(whole), unreachable, unreachable_max, crossings, histories, memo, memo_bits }
     }
 
     /// Whether merging the bytes of `left` then `right` ends with `[left, right]`.
@@ -133,14 +146,7 @@ impl Backtracker {
                 }
             }
         }
-        let answer = REPLAY.with_borrow_mut(|(bytes, ids)| {
-            bytes.clear();
-            bytes.extend_from_slice(model.vocab.token_bytes(left).expect("whole tokens exist"));
-            bytes.extend_from_slice(model.vocab.token_bytes(right).expect("whole tokens exist"));
-            ids.clear();
-            model.merge_bytes_replay(bytes, ids);
-            ids.len() == 2 && ids[0] == left && ids[1] == right
-        });
+        let answer = self.decide(model, left, right);
         if memoized {
             // The oldest entry makes way. Racing writers may lose or repeat an entry, never
             // store a wrong one: each entry carries its whole key.
@@ -150,6 +156,25 @@ impl Backtracker {
             set[0].store(key | answer as u64, Ordering::Relaxed);
         }
         answer
+    }
+
+    /// `compatible` for a pair the table does not hold: from the two tokens' histories, or by
+    /// replaying their bytes. Kept out of line, so the table look-up stays small where it is
+    /// inlined.
+    #[cold]
+    #[inline(never)]
+    fn decide(&self, model: &Bpe, left: u32, right: u32) -> bool {
+        REPLAY.with_borrow_mut(|(bytes, ids)| {
+            if let Some(histories) = &self.histories {
+                return histories.compatible(model, left, right, bytes);
+            }
+            bytes.clear();
+            bytes.extend_from_slice(model.vocab.token_bytes(left).expect("whole tokens exist"));
+            bytes.extend_from_slice(model.vocab.token_bytes(right).expect("whole tokens exist"));
+            ids.clear();
+            model.merge_bytes_replay(bytes, ids);
+            ids.len() == 2 && ids[0] == left && ids[1] == right
+        })
     }
 
     /// A long piece's id when it spells a token merging cannot reach (see `unreachable`).

@@ -8,6 +8,7 @@
 //! "merge the pair whose concatenation has the lowest rank" exactly.
 
 mod backtrack;
+mod edges;
 pub mod encode;
 mod long_word;
 mod merge_state;
