@@ -314,6 +314,8 @@ impl Tokenizer {
         }
         if piece.len() <= piece_cache::MAX_PIECE {
             cache.ids(piece.as_bytes(), out, |out| self.model.encode_piece(piece, out))
+        } else if piece.len() <= piece_cache::MAX_RUN_PIECE && piece.is_ascii() {
+            cache.run_ids(piece.as_bytes(), out, |out| self.model.encode_piece(piece, out))
         } else {
             self.model.encode_piece(piece, out)
         }
