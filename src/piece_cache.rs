@@ -79,6 +79,66 @@ struct Set([Slot; 2]);
 
 const EMPTY_SET: Set = Set([EMPTY; 2]);
 
+/// A slot of a two-way set (`Slot`, `RunSlot`): whether it holds a piece, its ids, and filling
+/// it with a new piece.
+trait TwoWaySlot: Copy {
+    type Key: ?Sized;
+    fn holds(&self, key: &Self::Key) -> bool;
+    fn ids(&self) -> &[u32];
+    /// Stores `key` and `ids`, or returns false when they do not fit.
+    fn fill(&mut self, key: &Self::Key, ids: &[u32]) -> bool;
+}
+
+/// Appends the ids of the piece `key` from `set`, or computes them with `encode` on a miss and
+/// keeps them in the first way (the other way keeps the piece used more recently).
+#[inline(always)]
+fn two_way_ids<S: TwoWaySlot, E>(
+    set: &mut [S; 2],
+    key: &S::Key,
+    out: &mut Vec<u32>,
+    encode: impl FnOnce(&mut Vec<u32>) -> Result<(), E>,
+) -> Result<(), E> {
+    if set[0].holds(key) {
+        out.extend_from_slice(set[0].ids());
+        return Ok(());
+    }
+    if set[1].holds(key) {
+        set.swap(0, 1);
+        out.extend_from_slice(set[0].ids());
+        return Ok(());
+    }
+    let start = out.len();
+    encode(out)?;
+    let mut slot = set[0];
+    if slot.fill(key, &out[start..]) {
+        set[1] = set[0];
+        set[0] = slot;
+    }
+    Ok(())
+}
+
+impl TwoWaySlot for Slot {
+    /// The piece's two words and its length + 1.
+    type Key = ([u64; 2], u16);
+    #[inline(always)]
+    fn holds(&self, &(key, len): &Self::Key) -> bool {
+        self.len == len && self.key == key
+    }
+    #[inline(always)]
+    fn ids(&self) -> &[u32] {
+        &self.ids[..self.n_ids as usize]
+    }
+    #[inline(always)]
+    fn fill(&mut self, &(key, len): &Self::Key, ids: &[u32]) -> bool {
+        if ids.len() > MAX_IDS {
+            return false;
+        }
+        *self = Slot { key, len, n_ids: ids.len() as u16, ids: [0; MAX_IDS] };
+        self.ids[..ids.len()].copy_from_slice(ids);
+        true
+    }
+}
+
 /// A unique id for each tokenizer, so a thread's tables never serve a tokenizer they were not
 /// filled by (an address could be reused after a tokenizer is dropped).
 pub fn next_owner_id() -> u64 {
@@ -107,6 +167,29 @@ struct RunSlot {
 }
 
 const EMPTY_RUN: [RunSlot; 2] = [RunSlot { len: 0, n_ids: 0, ids: [0; RUN_IDS], key: [0; MAX_RUN_PIECE] }; 2];
+
+impl TwoWaySlot for RunSlot {
+    type Key = [u8];
+    #[inline(always)]
+    fn holds(&self, piece: &[u8]) -> bool {
+        self.len as usize == piece.len() && self.key[..piece.len()] == *piece
+    }
+    #[inline(always)]
+    fn ids(&self) -> &[u32] {
+        &self.ids[..self.n_ids as usize]
+    }
+    #[inline(always)]
+    fn fill(&mut self, piece: &[u8], ids: &[u32]) -> bool {
+        if ids.len() > RUN_IDS {
+            return false;
+        }
+        self.len = piece.len() as u8;
+        self.n_ids = ids.len() as u8;
+        self.ids[..ids.len()].copy_from_slice(ids);
+        self.key[..piece.len()].copy_from_slice(piece);
+        true
+    }
+}
 
 pub struct PieceCache {
     short: Box<[ShortSet]>,
@@ -150,29 +233,7 @@ impl PieceCache {
     ) -> Result<(), E> {
         let n = piece.len();
         debug_assert!(n > MAX_PIECE && n <= MAX_RUN_PIECE);
-        let set = &mut self.runs[Self::run_index(piece)];
-        let hit = |slot: &RunSlot| slot.len as usize == n && slot.key[..n] == *piece;
-        if hit(&set[0]) {
-            out.extend_from_slice(&set[0].ids[..set[0].n_ids as usize]);
-            return Ok(());
-        }
-        if hit(&set[1]) {
-            set.swap(0, 1);
-            out.extend_from_slice(&set[0].ids[..set[0].n_ids as usize]);
-            return Ok(());
-        }
-        let start = out.len();
-        encode(out)?;
-        let ids = &out[start..];
-        if ids.len() <= RUN_IDS {
-            set[1] = set[0];
-            let slot = &mut set[0];
-            slot.len = n as u8;
-            slot.n_ids = ids.len() as u8;
-            slot.ids[..ids.len()].copy_from_slice(ids);
-            slot.key[..n].copy_from_slice(piece);
-        }
-        Ok(())
+        two_way_ids(&mut self.runs[Self::run_index(piece)], piece, out, encode)
     }
 
     /// The piece (at most 16 bytes) zero-padded into two words, read with overlapping loads.
@@ -268,29 +329,7 @@ impl PieceCache {
         encode: impl FnOnce(&mut Vec<u32>) -> Result<(), E>,
     ) -> Result<(), E> {
         let Set(set) = &mut self.long[Self::index(&key, len, LONG_SETS)];
-        let len = len as u16 + 1;
-        let hit = |slot: &Slot| slot.len == len && slot.key == key;
-        if hit(&set[0]) {
-            out.extend_from_slice(&set[0].ids[..set[0].n_ids as usize]);
-            return Ok(());
-        }
-        if hit(&set[1]) {
-            set.swap(0, 1);
-            out.extend_from_slice(&set[0].ids[..set[0].n_ids as usize]);
-            return Ok(());
-        }
-        let start = out.len();
-        encode(out)?;
-        let ids = &out[start..];
-        if ids.len() <= MAX_IDS {
-            set[1] = set[0];
-            let slot = &mut set[0];
-            slot.key = key;
-            slot.len = len;
-            slot.n_ids = ids.len() as u16;
-            slot.ids[..ids.len()].copy_from_slice(ids);
-        }
-        Ok(())
+        two_way_ids(set, &(key, len as u16 + 1), out, encode)
     }
 }
 

@@ -54,14 +54,13 @@ impl HistoryPart {
         let one = history(model, bytes, &mut self.symbols, &mut self.starts, &mut self.steps);
         // Every step's id must leave the flag bits free (a token the histories cannot hold
         // leaves `from_parts` short of one, and the caller replays bytes instead).
-        let fits = self.steps[from..].iter().all(|&s| s != OVERFLOW);
-        if one == Some(id) && fits {
+        let (whole, fits) = (one == Some(id), self.steps[from..].iter().all(|&s| s != OVERFLOW));
+        if whole && fits {
             self.ranges.push((id, from as u32, self.steps.len() as u32));
-            true
         } else {
             self.steps.truncate(from);
-            one == Some(id)
         }
+        whole
     }
 }
 
