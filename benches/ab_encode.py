@@ -15,7 +15,6 @@ aside first; each worker gets a copy of the Python package with its own core.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 from pathlib import Path
 
@@ -57,10 +56,7 @@ for _ in sys.stdin:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("old", type=Path)
-    parser.add_argument("new", type=Path)
-    parser.add_argument("files", nargs="+")
+    parser = lockstep.parser(__doc__)
     parser.add_argument("--encoding", default="cl100k_base")
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--cpu", type=int, default=1, help="the core both workers run on")

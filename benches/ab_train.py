@@ -15,9 +15,7 @@ aside first; each worker gets a copy of the Python package with its own core.
 
 from __future__ import annotations
 
-import argparse
 import statistics
-from pathlib import Path
 
 import lockstep
 
@@ -34,10 +32,7 @@ for _ in sys.stdin:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("old", type=Path)
-    parser.add_argument("new", type=Path)
-    parser.add_argument("files", nargs="+")
+    parser = lockstep.parser(__doc__)
     parser.add_argument("--pattern", default="cl100k")
     parser.add_argument("--vocab-size", type=int, default=32768)
     parser.add_argument("--rounds", type=int, default=10)

@@ -8,12 +8,22 @@ taken within moments of each other on a machine whose speed swings within second
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+
+def parser(doc: str | None) -> argparse.ArgumentParser:
+    """The arguments every A/B script takes: the two builds' cores, then the files."""
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("old", type=Path)
+    p.add_argument("new", type=Path)
+    p.add_argument("files", nargs="+")
+    return p
 
 
 def start_worker(core: Path, home: Path, script: str, args: list[str], cpu: int | None = None) -> subprocess.Popen[str]:
