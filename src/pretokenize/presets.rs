@@ -49,6 +49,26 @@ fn ascii_letters_end(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Where the run of ASCII lowercase letters from `i` ends, eight bytes at a time while eight
+/// remain (as `ascii_letters_end`, without folding case); the caller's byte loop goes on.
+#[inline(always)]
+fn ascii_lower_end(bytes: &[u8], mut i: usize) -> usize {
+    while i + 8 <= bytes.len() {
+        let word = u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
+        let low = word & !HIGH;
+        let lower = (low + (0x80 - b'a' as u64) * ONES) & !(low + (0x80 - b'z' as u64 - 1) * ONES) & !word & HIGH;
+        let others = !lower & HIGH;
+        if others != 0 {
+            return i + (others.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < bytes.len() && bytes[i].is_ascii_lowercase() {
+        i += 1;
+    }
+    i
+}
+
 /// Per byte of `word`, the high bit set where the byte is zero (exact: no borrow crosses bytes).
 #[inline(always)]
 fn zero_bytes(word: u64) -> u64 {
@@ -382,6 +402,9 @@ pub fn tekken_piece_end(text: &str, i: usize) -> usize {
 fn o200k_family<const CONTRACTIONS: bool, const DIGITS3: bool>(text: &str, i: usize) -> usize {
     let s = Scan::new(text);
     let contraction = |end: usize| if CONTRACTIONS { end + s.contraction(end, true) } else { end };
+    if let Some(end) = o200k_ascii_word(text.as_bytes(), i) {
+        return contraction(end);
+    }
     let (c, class, w) = s.at(i);
     let can_prefix = c != '\r' && c != '\n' && class & (LETTER | NUMBER) == 0;
     let next = i + w;
@@ -418,6 +441,44 @@ fn o200k_family<const CONTRACTIONS: bool, const DIGITS3: bool>(text: &str, i: us
         return j;
     }
     s.space_before_word(i, run_end, w)
+}
+
+/// Alternatives 1 and 2 of the o200k family where the word and the byte after it are ASCII
+/// (most words of English and code): the end of `[^\r\n\p{L}\p{N}]?[A-Z]*[a-z]+` or of
+/// `[^\r\n\p{L}\p{N}]?[A-Z]+`, before any contraction. No ASCII letter is both upper-ish and
+/// lower-ish, so the backtracking of `o200k_letters` cannot find a lowercase letter inside the
+/// uppercase run, and the first alternative matches exactly when a lowercase letter follows it.
+/// None when no ASCII letter starts there or a non-ASCII byte is met (a non-ASCII letter may
+/// continue either run): the general path decides.
+#[inline(always)]
+fn o200k_ascii_word(bytes: &[u8], i: usize) -> Option<usize> {
+    let b = *bytes.get(i)?;
+    if b >= 0x80 {
+        return None;
+    }
+    let class = ASCII[b as usize];
+    let start = if class & LETTER != 0 {
+        i
+    } else if class & NUMBER == 0 && b != b'\r' && b != b'\n' {
+        i + 1
+    } else {
+        return None;
+    };
+    let mut upper_end = start;
+    while upper_end < bytes.len() && bytes[upper_end].is_ascii_uppercase() {
+        upper_end += 1;
+    }
+    let end = if upper_end < bytes.len() && bytes[upper_end].is_ascii_lowercase() {
+        ascii_lower_end(bytes, upper_end)
+    } else if upper_end > start {
+        upper_end
+    } else {
+        return None;
+    };
+    if end < bytes.len() && bytes[end] >= 0x80 {
+        return None;
+    }
+    Some(end)
 }
 
 /// `[A]*[B]+` at `start` under backtracking: the upper-ish run is given back one character at a
@@ -474,6 +535,25 @@ mod tests {
     }
 
     /// Every byte value after runs of every length up to 20, at every alignment.
+    #[test]
+    fn ascii_lowercase_runs_end_where_a_byte_scan_says() {
+        for start in 2..4 {
+            for len in 0..20 {
+                for other in 0..=255u8 {
+                    let mut bytes = b"..".to_vec();
+                    bytes.extend((0..len).map(|k| b'z' - (k % 26) as u8));
+                    bytes.push(other);
+                    bytes.extend_from_slice(b"abcdefghijklmnop");
+                    let mut scan = start;
+                    while scan < bytes.len() && bytes[scan].is_ascii_lowercase() {
+                        scan += 1;
+                    }
+                    assert_eq!(super::ascii_lower_end(&bytes, start), scan, "start {start}, len {len}, byte {other}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn ascii_letter_runs_end_where_a_byte_scan_says() {
         for start in 0..3 {
