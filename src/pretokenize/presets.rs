@@ -402,28 +402,31 @@ pub fn tekken_piece_end(text: &str, i: usize) -> usize {
 fn o200k_family<const CONTRACTIONS: bool, const DIGITS3: bool>(text: &str, i: usize) -> usize {
     let s = Scan::new(text);
     let contraction = |end: usize| if CONTRACTIONS { end + s.contraction(end, true) } else { end };
-    if let Some(end) = o200k_ascii_word(text.as_bytes(), i) {
+    let ascii_word = o200k_ascii_word(text.as_bytes(), i);
+    if let AsciiWord::Ends(end) = ascii_word {
         return contraction(end);
     }
     let (c, class, w) = s.at(i);
     let can_prefix = c != '\r' && c != '\n' && class & (LETTER | NUMBER) == 0;
     let next = i + w;
-    // Alternative 1, `[^\r\n\p{L}\p{N}]?[A]*[B]+(contraction)?`, with the prefix, then without.
-    if can_prefix && next < s.len() {
-        if let Some(end) = o200k_letters(&s, next) {
+    if ascii_word == AsciiWord::Unknown {
+        // Alternative 1, `[^\r\n\p{L}\p{N}]?[A]*[B]+(contraction)?`, with the prefix, then without.
+        if can_prefix && next < s.len() {
+            if let Some(end) = o200k_letters(&s, next) {
+                return contraction(end);
+            }
+        }
+        if let Some(end) = o200k_letters(&s, i) {
             return contraction(end);
         }
-    }
-    if let Some(end) = o200k_letters(&s, i) {
-        return contraction(end);
-    }
-    // Alternative 2, `[^\r\n\p{L}\p{N}]?[A]+[B]*(contraction)?`. Alternative 1 failed, so no
-    // lower-ish character follows the upper-ish run and `[B]*` matches nothing.
-    if can_prefix && s.class_at(next) & UPPERISH != 0 {
-        return contraction(s.run_end(next, UPPERISH));
-    }
-    if class & UPPERISH != 0 {
-        return contraction(s.run_end(i, UPPERISH));
+        // Alternative 2, `[^\r\n\p{L}\p{N}]?[A]+[B]*(contraction)?`. Alternative 1 failed, so
+        // no lower-ish character follows the upper-ish run and `[B]*` matches nothing.
+        if can_prefix && s.class_at(next) & UPPERISH != 0 {
+            return contraction(s.run_end(next, UPPERISH));
+        }
+        if class & UPPERISH != 0 {
+            return contraction(s.run_end(i, UPPERISH));
+        }
     }
     // \p{N}{1,3} or \p{N}
     if class & NUMBER != 0 {
@@ -443,18 +446,28 @@ fn o200k_family<const CONTRACTIONS: bool, const DIGITS3: bool>(text: &str, i: us
     s.space_before_word(i, run_end, w)
 }
 
-/// Alternatives 1 and 2 of the o200k family where the word and the byte after it are ASCII
-/// (most words of English and code): the end of `[^\r\n\p{L}\p{N}]?[A-Z]*[a-z]+` or of
-/// `[^\r\n\p{L}\p{N}]?[A-Z]+`, before any contraction. No ASCII letter is both upper-ish and
-/// lower-ish, so the backtracking of `o200k_letters` cannot find a lowercase letter inside the
-/// uppercase run, and the first alternative matches exactly when a lowercase letter follows it.
-/// None when no ASCII letter starts there or a non-ASCII byte is met (a non-ASCII letter may
-/// continue either run): the general path decides.
+/// What the o200k family's letter alternatives (1 and 2) come to, decided from ASCII bytes alone.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AsciiWord {
+    /// They match, ending here (before any contraction).
+    Ends(usize),
+    /// Neither can match.
+    NoWord,
+    /// A non-ASCII byte was met: the general path decides.
+    Unknown,
+}
+
+/// Alternatives 1 and 2 of the o200k family over ASCII text (most words of English and code):
+/// `[^\r\n\p{L}\p{N}]?[A-Z]*[a-z]+` or `[^\r\n\p{L}\p{N}]?[A-Z]+`. No ASCII letter is both
+/// upper-ish and lower-ish, so the backtracking of `o200k_letters` cannot find a lowercase letter
+/// inside the uppercase run: the first alternative matches exactly when a lowercase letter
+/// follows it. `Unknown` wherever a non-ASCII byte could change the answer (a non-ASCII letter
+/// may start or continue either run).
 #[inline(always)]
-fn o200k_ascii_word(bytes: &[u8], i: usize) -> Option<usize> {
-    let b = *bytes.get(i)?;
+fn o200k_ascii_word(bytes: &[u8], i: usize) -> AsciiWord {
+    let b = bytes[i];
     if b >= 0x80 {
-        return None;
+        return AsciiWord::Unknown;
     }
     let class = ASCII[b as usize];
     let start = if class & LETTER != 0 {
@@ -462,7 +475,8 @@ fn o200k_ascii_word(bytes: &[u8], i: usize) -> Option<usize> {
     } else if class & NUMBER == 0 && b != b'\r' && b != b'\n' {
         i + 1
     } else {
-        return None;
+        // Both alternatives need a letter here or a prefix character.
+        return AsciiWord::NoWord;
     };
     let mut upper_end = start;
     while upper_end < bytes.len() && bytes[upper_end].is_ascii_uppercase() {
@@ -472,13 +486,16 @@ fn o200k_ascii_word(bytes: &[u8], i: usize) -> Option<usize> {
         ascii_lower_end(bytes, upper_end)
     } else if upper_end > start {
         upper_end
+    } else if upper_end < bytes.len() && bytes[upper_end] >= 0x80 {
+        return AsciiWord::Unknown;
     } else {
-        return None;
+        // A prefix character followed by the text's end or an ASCII non-letter.
+        return AsciiWord::NoWord;
     };
     if end < bytes.len() && bytes[end] >= 0x80 {
-        return None;
+        return AsciiWord::Unknown;
     }
-    Some(end)
+    AsciiWord::Ends(end)
 }
 
 /// `[A]*[B]+` at `start` under backtracking: the upper-ish run is given back one character at a
