@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import sys
 import threading
 from pathlib import Path
 
@@ -59,6 +60,23 @@ def test_encode_batch_equals_encode(tok: tokenmill.Tokenizer, stdlib_text: str) 
     for n in (None, 1, 2, 3):
         assert tok.encode_batch(texts, num_threads=n, allowed_special="all") == expected
     assert tok.encode_ordinary_batch(texts) == [tok.encode_ordinary(t) for t in texts]
+
+
+def test_id_lists_hold_one_reference_per_item(tok: tokenmill.Tokenizer, stdlib_text: str) -> None:
+    # Lists of ids share one int object per id, each item one reference: counts must rise by the
+    # number of items while lists live and fall back when they die (too few references would
+    # free an int still in use; too many would leak).
+    text = stdlib_text[:20_000]
+    ids = tok.encode(text)
+    # A token above CPython's cached small ints: its object is the one the tokenizer made.
+    common = max((i for i in set(ids) if i > 256), key=ids.count)
+    obj = next(i for i in ids if i == common)
+    before = sys.getrefcount(obj)
+    lists = [tok.encode(text) for _ in range(3)] + tok.encode_batch([text] * 3, num_threads=2)
+    assert all(lst == ids for lst in lists)
+    assert sys.getrefcount(obj) == before + 6 * ids.count(common)
+    del lists
+    assert sys.getrefcount(obj) == before
 
 
 def test_encode_batch_refuses_a_named_string_in_any_text(tok: tokenmill.Tokenizer) -> None:
