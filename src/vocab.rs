@@ -230,6 +230,12 @@ impl<K: TableKey> KeyTable<K> {
     }
 }
 
+/// The key `Vocab::joined_id` takes for a string of at most 7 bytes (its length in the top
+/// byte, so never 0); None for longer strings.
+pub(crate) fn short_token_key(bytes: &[u8]) -> Option<u64> {
+    (bytes.len() <= SHORT).then(|| short_key(bytes))
+}
+
 /// `bytes` (8 to 15) as its first eight bytes and the short key of the rest.
 #[inline(always)]
 fn mid_key(bytes: &[u8]) -> (u64, u64) {
@@ -483,6 +489,30 @@ impl Vocab {
         }
     }
 
+    /// The id of the ordinary token spelled by two short strings one after the other, given as
+    /// their `short_token_key`s: what `id` answers for the joined bytes, without the bytes.
+    #[inline]
+    pub(crate) fn joined_id(&self, left: u64, right: u64) -> Option<u32> {
+        let (left_len, right_len) = (left >> 56, right >> 56);
+        let len = left_len + right_len;
+        let low = |key: u64| key & ((1 << 56) - 1);
+        let joined = low(left) as u128 | (low(right) as u128) << (8 * left_len);
+        if len <= SHORT as u64 {
+            let key = joined as u64 | len << 56;
+            if !self.maybe_short.contains(key) {
+                return None;
+            }
+            self.hot.get(key).or_else(|| self.short_ids.get(key))
+        } else {
+            // As `mid_key`: the first eight bytes, then the rest's short key (length len - 8).
+            let key = (joined as u64, (joined >> 64) as u64 | (len - 8) << 56 | 1 << 63);
+            if !self.maybe_mid.contains(key.hash()) {
+                return None;
+            }
+            self.mid_ids.get(key)
+        }
+    }
+
     /// The id of a token of any kind spelled `bytes`: ordinary first, then special, then the
     /// other kinds.
     pub fn any_id(&self, bytes: &[u8]) -> Option<u32> {
@@ -624,6 +654,45 @@ mod tests {
         }
         assert_eq!(v.id(&[0; 21]), None);
         assert_eq!(v.id(b"t5000"), None);
+    }
+
+    #[test]
+    fn joined_keys_find_what_joined_bytes_find() {
+        // Strings of 1 to 7 bytes (NUL and high bytes included) and, as tokens, some of them and
+        // some of their concatenations (short and mid lengths): a joined look-up must answer
+        // as the look-up of the joined bytes does, found or not.
+        let parts: Vec<Vec<u8>> = (1..=7)
+            .flat_map(|len| {
+                [
+                    vec![0u8; len],
+                    (0..len as u8).map(|b| b.wrapping_mul(37) ^ 0xC3).collect(),
+                    vec![b'a' + len as u8; len],
+                ]
+            })
+            .collect();
+        let mut v = Vocab::default();
+        for (i, a) in parts.iter().enumerate() {
+            v.push(a);
+            for (j, b) in parts.iter().enumerate() {
+                if (i + j) % 3 == 0 {
+                    let joined = [a.as_slice(), b].concat();
+                    if v.id(&joined).is_none() {
+                        v.push(&joined);
+                    }
+                }
+            }
+        }
+        let mut found = 0;
+        for a in &parts {
+            for b in &parts {
+                let key = |s: &[u8]| short_token_key(s).expect("short");
+                let expected = v.id(&[a.as_slice(), b].concat());
+                assert_eq!(v.joined_id(key(a), key(b)), expected, "{a:?} + {b:?}");
+                found += expected.is_some() as usize;
+            }
+        }
+        assert!(found > parts.len() * parts.len() / 4, "{found} joined tokens");
+        assert_eq!(short_token_key(b"12345678"), None);
     }
 
     #[test]

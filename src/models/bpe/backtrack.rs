@@ -128,7 +128,7 @@ impl Backtracker {
             (tokens.len() / WAYS).next_power_of_two().trailing_zeros().clamp(MIN_MEMO_SET_BITS, MEMO_SET_BITS);
         let memo = (0..1usize << memo_bits).map(|_| MemoSet(Default::default())).collect();
         let unreachable_max = unreachable.iter().map(|(b, _)| b.len()).max().unwrap_or(0);
-        let histories = if model.rank_based { Histories::from_parts(histories, whole.len()) } else { None };
+        let histories = if model.rank_based { Histories::from_parts(model, histories, whole.len()) } else { None };
         let unreachable = unreachable.into_iter().map(|(b, id)| (Box::from(b), id)).collect();
         Backtracker { whole: Trie::new(whole), unreachable, unreachable_max, crossings, histories, memo, memo_bits }
     }

@@ -16,6 +16,7 @@
 //! compatibility table misses for every pair met for the first time.
 
 use super::Bpe;
+use crate::vocab::short_token_key;
 
 /// The id (rank) of the token a step makes, in the low bits of a step.
 const ID_BITS: u32 = 30;
@@ -35,6 +36,9 @@ pub(super) struct Histories {
     steps: Vec<u32>,
     /// Token id → where its steps are in `steps`.
     span: Vec<(u32, u32)>,
+    /// Token id → its `short_token_key` (0 for longer tokens): the boundary pair is looked up
+    /// from these two words, without reaching for the two tokens' bytes.
+    keys: Vec<u64>,
 }
 
 /// One thread's share of the histories: their steps, and each token's id and range there.
@@ -67,7 +71,7 @@ impl HistoryPart {
 impl Histories {
     /// The histories the parts recorded; `None` if a whole token's id does not fit a step (the
     /// caller then replays bytes instead) or the steps do not fit u32 offsets.
-    pub fn from_parts(parts: Vec<HistoryPart>, whole: usize) -> Option<Self> {
+    pub fn from_parts(model: &Bpe, parts: Vec<HistoryPart>, whole: usize) -> Option<Self> {
         if parts.iter().map(|p| p.ranges.len()).sum::<usize>() != whole {
             return None;
         }
@@ -83,7 +87,10 @@ impl Histories {
                 span[id as usize] = (base + from, base + to);
             }
         }
-        Some(Histories { steps, span })
+        let keys = (0..model.vocab.dense_len() as u32)
+            .map(|id| model.vocab.token_bytes(id).ok().and_then(short_token_key).unwrap_or(0))
+            .collect();
+        Some(Histories { steps, span, keys })
     }
 
     fn of(&self, id: u32) -> &[u32] {
@@ -101,7 +108,12 @@ impl Histories {
         // The boundary's two symbols start as the bytes either side of it.
         let mut a = model.byte_ids[left_bytes[left_bytes.len() - 1] as usize];
         let mut b = model.byte_ids[bytes(right)[0] as usize];
+        let key = |id: u32| self.keys.get(id as usize).copied().unwrap_or(0);
         let mut boundary = |a: u32, b: u32| {
+            let (left_key, right_key) = (key(a), key(b));
+            if left_key != 0 && right_key != 0 {
+                return vocab.joined_id(left_key, right_key).unwrap_or(NONE);
+            }
             joined.clear();
             joined.extend_from_slice(bytes(a));
             joined.extend_from_slice(bytes(b));
