@@ -551,7 +551,7 @@ mod tests {
         }
     }
 
-    /// Every byte value after runs of every length up to 20, at every alignment.
+    /// Every byte value after lowercase runs of every length up to 20, at two alignments.
     #[test]
     fn ascii_lowercase_runs_end_where_a_byte_scan_says() {
         for start in 2..4 {
@@ -571,6 +571,7 @@ mod tests {
         }
     }
 
+    /// Every byte value after runs of every length up to 20, at every alignment.
     #[test]
     fn ascii_letter_runs_end_where_a_byte_scan_says() {
         for start in 0..3 {
