@@ -174,6 +174,11 @@ impl<'a> Scan<'a> {
         let bytes = self.text.as_bytes();
         if mask == LETTER {
             i = ascii_letters_end(bytes, i);
+            // Where the 8-byte scan stopped at an ASCII non-letter, the run has ended: the loops
+            // below would only read that byte again, twice.
+            if bytes.get(i).is_some_and(|&b| b < 0x80 && ASCII[b as usize] & LETTER == 0) {
+                return i;
+            }
         }
         // ASCII stretch first: one table load per byte.
         while i < bytes.len() && bytes[i] < 0x80 && ASCII[bytes[i] as usize] & mask != 0 {
