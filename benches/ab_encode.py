@@ -1,6 +1,7 @@
 """A/B two builds of tokenmill's core on encoding, in lock-step.
 
-    python benches/ab_encode.py OLD.so NEW.so [--encoding E] [--rounds 40] [--cpu 1] [--first-pass] FILE [FILE ...]
+    python benches/ab_encode.py OLD.so NEW.so [--encoding E] [--pattern REGEX] [--rounds 40] [--cpu 1]
+        [--first-pass] FILE [FILE ...]
 
 Why lock-step: the shared machines swing between quiet and busy phases (the same build at 60 or
 95 MB/s) within seconds, so alternating whole runs cannot tell a 5% change. Here two worker
@@ -24,8 +25,8 @@ WORKER = r"""
 import sys, time
 sys.path.insert(0, sys.argv[1])
 from compare_encode import load_documents, load_tokenizer
-encode = load_tokenizer(sys.argv[2]).encode_ordinary
-docs = load_documents(sys.argv[3:], 4096)
+encode = load_tokenizer(sys.argv[2], sys.argv[3] or None).encode_ordinary
+docs = load_documents(sys.argv[4:], 4096)
 for d in docs:
     encode(d)
 print("ready", flush=True)
@@ -43,10 +44,10 @@ WORKER_FIRST_PASS = r"""
 import sys, time
 sys.path.insert(0, sys.argv[1])
 from compare_encode import load_documents, load_tokenizer
-docs = load_documents(sys.argv[3:], 4096)
+docs = load_documents(sys.argv[4:], 4096)
 print("ready", flush=True)
 for _ in sys.stdin:
-    encode = load_tokenizer(sys.argv[2]).encode_ordinary
+    encode = load_tokenizer(sys.argv[2], sys.argv[3] or None).encode_ordinary
     encode("warm-up: build lazy tables 日本語のテキストを処理します")
     start = time.perf_counter()
     for d in docs:
@@ -58,6 +59,7 @@ for _ in sys.stdin:
 def main() -> None:
     parser = lockstep.parser(__doc__)
     parser.add_argument("--encoding", default="cl100k_base")
+    parser.add_argument("--pattern", default="", help="split with this regex instead of the encoding's own")
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--cpu", type=int, default=1, help="the core both workers run on")
     parser.add_argument(
@@ -67,7 +69,8 @@ def main() -> None:
     total = sum(len(Path(f).read_text(encoding="utf-8", errors="replace").encode()) for f in args.files)
     benches = str(Path(__file__).resolve().parent)
     script = WORKER_FIRST_PASS if args.first_pass else WORKER
-    times = lockstep.run(args.old, args.new, script, [benches, args.encoding, *args.files], args.rounds, args.cpu)
+    worker_args = [benches, args.encoding, args.pattern, *args.files]
+    times = lockstep.run(args.old, args.new, script, worker_args, args.rounds, args.cpu)
     for name in ("old", "new"):
         best, median = min(times[name]), statistics.median(times[name])
         print(f"{name}: best {total / best / 1e6:.1f} MB/s, median {total / median / 1e6:.1f} MB/s")
