@@ -25,22 +25,25 @@ use super::classes::{table, ClassTable, ASCII, LETTER, LOWERISH, NUMBER, SPACE, 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
-/// Where the run of ASCII letters from `i` ends, eight bytes at a time while eight remain: a
-/// word's end is then found by counting zeros rather than by a loop exit the branch predictor
-/// misses once a word. (Near the text's end it stops early; the caller's byte loop goes on.)
+/// Per byte of `word`, the high bit set where the byte is an ASCII lowercase letter. No carry
+/// crosses bytes (each lane stays below 0x100): the high bit of `+ (0x80 - b'a')` says
+/// `>= b'a'`, that of `+ (0x80 - b'z' - 1)` says `> b'z'`; a set high bit in `word` itself is a
+/// non-ASCII byte. On `word | 0x20` per byte (A-Z folded onto a-z, no other byte mapped into
+/// a-z, high bits unchanged) it marks the letters of either case.
 #[inline(always)]
-fn ascii_letters_end(bytes: &[u8], mut i: usize) -> usize {
+fn lowercase_lanes(word: u64) -> u64 {
+    let low = word & !HIGH;
+    (low + (0x80 - b'a' as u64) * ONES) & !(low + (0x80 - b'z' as u64 - 1) * ONES) & !word & HIGH
+}
+
+/// Where the run of bytes that `lanes` marks (as `lowercase_lanes` does) ends from `i`, eight
+/// bytes at a time while eight remain: a word's end is then found by counting zeros rather than
+/// by a loop exit the branch predictor misses once a word. Near the text's end it stops early.
+#[inline(always)]
+fn eight_at_a_time_end(bytes: &[u8], mut i: usize, lanes: impl Fn(u64) -> u64) -> usize {
     while i + 8 <= bytes.len() {
         let word = u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
-        // Per byte, with no carry between bytes (each lane stays below 0x100): `| 0x20` folds
-        // A-Z onto a-z (and maps no other byte into a-z); the high bit of `+ (0x80 - b'a')` says
-        // `>= b'a'`, that of `+ (0x80 - b'z' - 1)` says `> b'z'`; a set high bit in `word` itself
-        // is a non-ASCII byte.
-        let folded = (word | (0x20 * ONES)) & !HIGH;
-        let at_least_a = folded + (0x80 - b'a' as u64) * ONES;
-        let past_z = folded + (0x80 - b'z' as u64 - 1) * ONES;
-        let letters = at_least_a & !past_z & !word & HIGH;
-        let others = !letters & HIGH;
+        let others = !lanes(word) & HIGH;
         if others != 0 {
             return i + (others.trailing_zeros() / 8) as usize;
         }
@@ -49,20 +52,17 @@ fn ascii_letters_end(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Where the run of ASCII lowercase letters from `i` ends, eight bytes at a time while eight
-/// remain (as `ascii_letters_end`, without folding case); the caller's byte loop goes on.
+/// Where the run of ASCII letters from `i` ends (near the text's end it stops early; the
+/// caller's byte loop goes on).
 #[inline(always)]
-fn ascii_lower_end(bytes: &[u8], mut i: usize) -> usize {
-    while i + 8 <= bytes.len() {
-        let word = u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
-        let low = word & !HIGH;
-        let lower = (low + (0x80 - b'a' as u64) * ONES) & !(low + (0x80 - b'z' as u64 - 1) * ONES) & !word & HIGH;
-        let others = !lower & HIGH;
-        if others != 0 {
-            return i + (others.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
+fn ascii_letters_end(bytes: &[u8], i: usize) -> usize {
+    eight_at_a_time_end(bytes, i, |word| lowercase_lanes(word | (0x20 * ONES)))
+}
+
+/// Where the run of ASCII lowercase letters from `i` ends.
+#[inline(always)]
+fn ascii_lower_end(bytes: &[u8], i: usize) -> usize {
+    let mut i = eight_at_a_time_end(bytes, i, lowercase_lanes);
     while i < bytes.len() && bytes[i].is_ascii_lowercase() {
         i += 1;
     }
@@ -556,48 +556,63 @@ mod tests {
         }
     }
 
-    /// Every byte value after lowercase runs of every length up to 20, at two alignments.
-    #[test]
-    fn ascii_lowercase_runs_end_where_a_byte_scan_says() {
-        for start in 2..4 {
+    /// Runs of `fill` bytes of every length up to 20 from `starts`, then every byte value:
+    /// `check(bytes, start, fast end, byte-scan end)` for each, the scan counting `member` bytes.
+    fn byte_runs(
+        starts: std::ops::Range<usize>,
+        fill: impl Fn(usize) -> u8,
+        member: impl Fn(u8) -> bool,
+        fast: impl Fn(&[u8], usize) -> usize,
+        check: impl Fn(&[u8], usize, usize, usize),
+    ) {
+        for start in starts {
             for len in 0..20 {
                 for other in 0..=255u8 {
                     let mut bytes = b"..".to_vec();
-                    bytes.extend((0..len).map(|k| b'z' - (k % 26) as u8));
+                    bytes.extend((0..len).map(&fill));
                     bytes.push(other);
                     bytes.extend_from_slice(b"abcdefghijklmnop");
                     let mut scan = start;
-                    while scan < bytes.len() && bytes[scan].is_ascii_lowercase() {
+                    while scan < bytes.len() && member(bytes[scan]) {
                         scan += 1;
                     }
-                    assert_eq!(super::ascii_lower_end(&bytes, start), scan, "start {start}, len {len}, byte {other}");
+                    check(&bytes, start, fast(&bytes, start), scan);
                 }
             }
         }
     }
 
+    /// Every byte value after lowercase runs of every length up to 20, at two alignments.
+    #[test]
+    fn ascii_lowercase_runs_end_where_a_byte_scan_says() {
+        let fill = |k: usize| b'z' - (k % 26) as u8;
+        byte_runs(
+            2..4,
+            fill,
+            |b| b.is_ascii_lowercase(),
+            super::ascii_lower_end,
+            |bytes, start, fast, scan| {
+                assert_eq!(fast, scan, "start {start}, bytes {bytes:?}");
+            },
+        );
+    }
+
     /// Every byte value after runs of every length up to 20, at every alignment.
     #[test]
     fn ascii_letter_runs_end_where_a_byte_scan_says() {
-        for start in 0..3 {
-            for len in 0..20 {
-                for other in 0..=255u8 {
-                    let mut bytes = b"..".to_vec();
-                    bytes.extend((0..len).map(|k| if k % 3 == 0 { b'Q' } else { b'z' - (k % 26) as u8 }));
-                    bytes.push(other);
-                    bytes.extend_from_slice(b"abcdefghijklmnop");
-                    let mut scan = start;
-                    while scan < bytes.len() && bytes[scan].is_ascii_alphabetic() {
-                        scan += 1;
-                    }
-                    let fast = super::ascii_letters_end(&bytes, start);
-                    // It may stop early only where fewer than eight bytes remain.
-                    assert!(
-                        fast == scan || (fast < scan && fast + 8 > bytes.len()),
-                        "start {start}, len {len}, byte {other}: {fast} vs {scan}"
-                    );
-                }
-            }
-        }
+        let fill = |k: usize| if k % 3 == 0 { b'Q' } else { b'z' - (k % 26) as u8 };
+        byte_runs(
+            0..3,
+            fill,
+            |b| b.is_ascii_alphabetic(),
+            super::ascii_letters_end,
+            |bytes, start, fast, scan| {
+                // It may stop early only where fewer than eight bytes remain.
+                assert!(
+                    fast == scan || (fast < scan && fast + 8 > bytes.len()),
+                    "start {start}, bytes {bytes:?}: {fast} vs {scan}"
+                );
+            },
+        );
     }
 }
