@@ -473,17 +473,9 @@ impl Vocab {
     #[inline]
     pub fn id(&self, bytes: &[u8]) -> Option<u32> {
         if bytes.len() <= SHORT {
-            let key = short_key(bytes);
-            if !self.maybe_short.contains(key) {
-                return None;
-            }
-            self.hot.get(key).or_else(|| self.short_ids.get(key))
+            self.short_id(short_key(bytes))
         } else if bytes.len() <= MID {
-            let key = mid_key(bytes);
-            if !self.maybe_mid.contains(key.hash()) {
-                return None;
-            }
-            self.mid_ids.get(key)
+            self.mid_id(mid_key(bytes))
         } else {
             self.ids.get(bytes).copied()
         }
@@ -498,19 +490,29 @@ impl Vocab {
         let low = |key: u64| key & ((1 << 56) - 1);
         let joined = low(left) as u128 | (low(right) as u128) << (8 * left_len);
         if len <= SHORT as u64 {
-            let key = joined as u64 | len << 56;
-            if !self.maybe_short.contains(key) {
-                return None;
-            }
-            self.hot.get(key).or_else(|| self.short_ids.get(key))
+            self.short_id(joined as u64 | len << 56)
         } else {
             // As `mid_key`: the first eight bytes, then the rest's short key (length len - 8).
-            let key = (joined as u64, (joined >> 64) as u64 | (len - 8) << 56 | 1 << 63);
-            if !self.maybe_mid.contains(key.hash()) {
-                return None;
-            }
-            self.mid_ids.get(key)
+            self.mid_id((joined as u64, (joined >> 64) as u64 | (len - 8) << 56 | 1 << 63))
         }
+    }
+
+    /// The id of the token of at most 7 bytes with this `short_key`.
+    #[inline(always)]
+    fn short_id(&self, key: u64) -> Option<u32> {
+        if !self.maybe_short.contains(key) {
+            return None;
+        }
+        self.hot.get(key).or_else(|| self.short_ids.get(key))
+    }
+
+    /// The id of the token of 8 to 15 bytes with this `mid_key`.
+    #[inline(always)]
+    fn mid_id(&self, key: (u64, u64)) -> Option<u32> {
+        if !self.maybe_mid.contains(key.hash()) {
+            return None;
+        }
+        self.mid_ids.get(key)
     }
 
     /// The id of a token of any kind spelled `bytes`: ordinary first, then special, then the
