@@ -278,12 +278,12 @@ impl PreTokenizer {
         // function pointer, each piece paid a call the splitter's work could not overlap).
         match self {
             PreTokenizer::Chain(parts) => chain_pieces(parts, text, &mut f),
-            PreTokenizer::Gpt2 => each_piece(text, presets::gpt2_piece_end, f),
-            PreTokenizer::Cl100k => each_piece(text, presets::cl100k_piece_end, f),
-            PreTokenizer::O200k => each_piece(text, presets::o200k_piece_end, f),
-            PreTokenizer::Llama3 => each_piece(text, presets::llama3_piece_end, f),
-            PreTokenizer::Qwen2 => each_piece(text, presets::qwen2_piece_end, f),
-            PreTokenizer::Tekken => each_piece(text, presets::tekken_piece_end, f),
+            PreTokenizer::Gpt2 => each_piece("gpt2", text, presets::gpt2_piece_end, f),
+            PreTokenizer::Cl100k => each_piece("cl100k", text, presets::cl100k_piece_end, f),
+            PreTokenizer::O200k => each_piece("o200k", text, presets::o200k_piece_end, f),
+            PreTokenizer::Llama3 => each_piece("llama3", text, presets::llama3_piece_end, f),
+            PreTokenizer::Qwen2 => each_piece("qwen2", text, presets::qwen2_piece_end, f),
+            PreTokenizer::Tekken => each_piece("tekken", text, presets::tekken_piece_end, f),
             PreTokenizer::None => {
                 if text.is_empty() {
                     Ok(())
@@ -378,9 +378,11 @@ impl PreTokenizer {
     }
 }
 
-/// Calls `f` on each piece of `text`, a piece ending where `piece_end` says.
+/// Calls `f` on each piece of `text`, a piece ending where `piece_end` (the splitter of the
+/// preset `preset`) says.
 #[inline(always)]
 fn each_piece<'t>(
+    preset: &'static str,
     text: &'t str,
     piece_end: impl Fn(&str, usize) -> usize,
     mut f: impl FnMut(&'t str) -> Result<()>,
@@ -388,11 +390,30 @@ fn each_piece<'t>(
     let mut i = 0;
     while i < text.len() {
         let end = piece_end(text, i);
-        debug_assert!(end > i && text.is_char_boundary(end));
-        f(&text[i..end])?;
+        // A splitter that failed to advance would loop for ever, and one that stopped inside a
+        // character or past the text would panic on the slice: either is a bug in a hand-written
+        // preset, and the caller gets an error that says where rather than a hang or a panic.
+        // (`get` makes the same boundary checks as slicing, so the sound path pays one compare.)
+        match text.get(i..end) {
+            Some(piece) if end > i => f(piece)?,
+            _ => return Err(splitter_bug(preset, text.len(), i, end)),
+        }
         i = end;
     }
     Ok(())
+}
+
+/// The error for a splitter that ended a piece at `end` when it began at `start` (out of line,
+/// away from the piece loop: it never happens).
+#[cold]
+#[inline(never)]
+fn splitter_bug(preset: &'static str, len: usize, start: usize, end: usize) -> Error {
+    Error::Pattern {
+        pattern: preset.to_string(),
+        reason: format!(
+            "the preset's splitter ended a piece at byte {end} of a {len}-byte text, starting at byte {start}; this is a bug in tokenmill, please report it with the text"
+        ),
+    }
 }
 
 /// The pieces of `text` cut by each of `parts` in turn.
@@ -464,5 +485,38 @@ mod tests {
     fn whitespace_drops_spaces() {
         let p = PreTokenizer::from_spec("whitespace").unwrap();
         assert_eq!(p.split("  low\tlower \n").unwrap(), ["low", "lower"]);
+    }
+
+    /// A splitter that stalls, stops inside a character or runs past the text is an error naming
+    /// the preset and the offsets, not a hang or a panic; a sound one cuts the text whole.
+    #[test]
+    fn a_broken_splitter_is_an_error_not_a_hang() {
+        let collect = |piece_end: &dyn Fn(&str, usize) -> usize| {
+            let mut pieces = Vec::new();
+            each_piece("test", "aé b", piece_end, |p| {
+                pieces.push(p);
+                Ok(())
+            })
+            .map(|()| pieces)
+        };
+        assert_eq!(
+            collect(&|t, i| t[i..].chars().next().map_or(i, |c| i + c.len_utf8())).unwrap(),
+            ["a", "é", " ", "b"]
+        );
+        let stalls_at_space =
+            |t: &str, i: usize| if t.as_bytes()[i] == b' ' { i } else { i + t[i..].chars().next().unwrap().len_utf8() };
+        for (broken, at) in [
+            (&stalls_at_space as &dyn Fn(&str, usize) -> usize, "byte 3 of a 5-byte text, starting at byte 3"),
+            (&|_: &str, i: usize| i + 1, "byte 2 of a 5-byte text, starting at byte 1"),
+            (&|_: &str, _: usize| 9, "byte 9 of a 5-byte text, starting at byte 0"),
+        ] {
+            match collect(broken) {
+                Err(Error::Pattern { pattern, reason }) => {
+                    assert_eq!(pattern, "test");
+                    assert!(reason.contains(at), "{reason}");
+                }
+                other => panic!("expected a pattern error, got {other:?}"),
+            }
+        }
     }
 }
