@@ -1,6 +1,7 @@
 """A/B two builds of tokenmill's core on BPE training, in lock-step.
 
-    python benches/ab_train.py OLD.so NEW.so [--pattern cl100k] [--vocab-size 32768] [--rounds 10] FILE [FILE ...]
+    python benches/ab_train.py OLD.so NEW.so [--pattern cl100k] [--vocab-size 32768] [--rounds 10]
+        [--fresh] FILE [FILE ...]
 
 As in `ab_encode.py`: the shared machines swing between quiet and busy phases within seconds, so
 two worker processes, one per build, each count the files once and then take turns training on
@@ -36,9 +37,16 @@ def main() -> None:
     parser.add_argument("--pattern", default="cl100k")
     parser.add_argument("--vocab-size", type=int, default=32768)
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--fresh", action="store_true", help="new worker processes for every round")
     args = parser.parse_args()
     worker_args = [args.pattern, str(args.vocab_size), *args.files]
-    times = lockstep.run(args.old, args.new, WORKER, worker_args, args.rounds)
+    if args.fresh:
+        times: dict[str, list[float]] = {"old": [], "new": []}
+        for _ in range(args.rounds):
+            for name, seconds in lockstep.run(args.old, args.new, WORKER, worker_args, 1).items():
+                times[name] += seconds
+    else:
+        times = lockstep.run(args.old, args.new, WORKER, worker_args, args.rounds)
     for name in ("old", "new"):
         print(f"{name}: best {min(times[name]):.3f} s, median {statistics.median(times[name]):.3f} s")
     paired = statistics.median(n / o for o, n in zip(times["old"], times["new"], strict=True))
