@@ -8,6 +8,7 @@
 
 pub mod charset;
 pub mod count;
+pub mod decode_stream;
 pub mod decoder;
 pub mod error;
 pub mod models;

@@ -48,6 +48,14 @@ class Encoding:
     overflowing: list[Encoding]
     def __len__(self) -> int: ...
 
+@final
+class DecodeStream:
+    """The core's streaming decoder: a short window of ids decoded whole, its new bytes emitted."""
+
+    def __init__(self, tokenizer: CoreTokenizer, skip_special_tokens: bool) -> None: ...
+    def step(self, ids: list[int]) -> bytes: ...
+    def finish(self) -> bytes: ...
+
 class CoreTokenizer:
     """The Rust pipeline behind `tokenmill.Tokenizer`."""
 

@@ -3,6 +3,7 @@
 
 mod callback;
 mod columns;
+mod decode_stream;
 mod errors;
 mod inputs;
 mod tokenizer;
@@ -18,6 +19,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tokenizer::CoreTokenizer>()?;
     m.add_class::<train::WordCounter>()?;
     m.add_class::<inputs::PyEncoding>()?;
+    m.add_class::<decode_stream::PyDecodeStream>()?;
     m.add_function(wrap_pyfunction!(train::train_bpe, m)?)?;
     m.add_function(wrap_pyfunction!(train_wordpiece::train_wordpiece, m)?)?;
     m.add_function(wrap_pyfunction!(train_unigram::train_unigram, m)?)?;
