@@ -220,15 +220,19 @@ def apply(
         text = text[:end]
     if not tokenize:
         return text
-    encoding = tok.encode_for_model(text, add_special_tokens=False) if return_assistant_mask else None
-    ids = encoding.ids if encoding is not None else tok.encode(text, allowed_special="all", disallowed_special=())
+    if return_assistant_mask:
+        # As transformers: the rendered chat is tokenized without the tokenizer's own truncation
+        # and padding (the template already holds the special tokens), offsets for the mask.
+        encoded = tok(text, add_special_tokens=False, truncation=False, padding=False, return_offsets_mapping=True)
+        ids, offsets = encoded["input_ids"], encoded["offset_mapping"]
+    else:
+        ids = tok.encode(text, allowed_special="all", disallowed_special=())
     if not (return_dict or return_assistant_mask):
         return ids
     out: dict[str, Any] = {"input_ids": ids, "attention_mask": [1] * len(ids)}
     if return_assistant_mask:
-        assert encoding is not None
         spans = _assistant_spans(text, messages, generated)
-        out["assistant_masks"] = [int(any(s < end and start < e for s, e in spans)) for start, end in encoding.offsets]
+        out["assistant_masks"] = [int(any(s < end and start < e for s, e in spans)) for start, end in offsets]
     return out
 
 

@@ -242,7 +242,7 @@ class Tokenizer:
         from tokenmill.formats import wordpiece
 
         if self.model_type != "wordpiece":
-            raise _core.ConfigError("vocab.txt holds WordPiece vocabularies; this tokenizer is BPE")
+            raise _core.ConfigError(f"vocab.txt holds WordPiece vocabularies; this tokenizer is {self.model_type}")
         wordpiece.write_vocab_txt(path, self._core)
 
     @property
@@ -322,6 +322,12 @@ class Tokenizer:
 
         >>> small = tok.truncated(1000)   # doctest: +SKIP
         """
+        if self.model_type != "bpe" or self.model_config().get("sentencepiece"):
+            kind = "SentencePiece BPE" if self.model_type == "bpe" else self.model_type
+            raise _core.ConfigError(
+                f"truncated() keeps a prefix of a BPE tokenizer's merges; this tokenizer is {kind}, whose "
+                "vocabulary has no merge order to cut (train again with the smaller vocab_size)"
+            )
         if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
             raise _core.ConfigError(f"vocab_size must be an int, got {vocab_size!r}")
         specials = self.special_tokens

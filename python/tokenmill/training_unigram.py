@@ -58,12 +58,13 @@ def train_unigram(
     _checks.flag("split_digits", split_digits)
     _checks.flag("show_progress", show_progress, optional=True)
     _checks.text("unk_token", unk_token, nonempty=True)
-    for name, value, low, high in (
-        ("character_coverage", character_coverage, 0.0, 1.0),
-        ("shrinking_factor", shrinking_factor, 0.0, 0.9999),
-    ):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low < value <= high:
-            raise _core.ConfigError(f"{name} must be a number in ({low}, {high}], got {value!r}")
+    # The same ranges as the trainer's own checks (src/models/unigram/train.rs), made here so a
+    # bad value is refused before the corpus is read.
+    for name, value, upper_open in (("character_coverage", character_coverage, False), ("shrinking_factor", shrinking_factor, True)):
+        number = not isinstance(value, bool) and isinstance(value, (int, float))
+        if not number or not (0 < value < 1 if upper_open else 0 < value <= 1):
+            interval = "(0, 1)" if upper_open else "(0, 1]"
+            raise _core.ConfigError(f"{name} must be in {interval}, got {value!r}")
     specials = _checks.texts("special_tokens", special_tokens)
     controls = _checks.texts("control_tokens", control_tokens)
     named = [unk_token, *controls, *specials]

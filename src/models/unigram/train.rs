@@ -122,7 +122,7 @@ pub fn train(
         .collect();
     words.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     if words.is_empty() {
-        return Err(Error::config("no text to train on"));
+        return Err(Error::EmptyCorpus("no words to train on".into()));
     }
 
     let alphabet = required_chars(&words, config.character_coverage);

@@ -225,6 +225,9 @@ pub fn train(
     if config.prefix.is_empty() {
         return Err(Error::config("continuing_subword_prefix must not be empty"));
     }
+    if words.iter().all(|(w, _)| w.is_empty()) {
+        return Err(Error::EmptyCorpus("no words to train on".into()));
+    }
     let prefix = config.prefix.as_bytes();
     let mut state = State {
         tokens: Vec::new(),
