@@ -11,6 +11,7 @@ pub mod count;
 pub mod decode_stream;
 pub mod decoder;
 pub mod error;
+pub mod io;
 pub mod models;
 pub mod normalize;
 pub mod normalize_sentencepiece;

@@ -1,5 +1,6 @@
 """Type stubs for the Rust extension. Users import from `tokenmill`; these are the raw parts."""
 
+import os
 from collections.abc import Callable, Collection
 from typing import Literal, final
 
@@ -55,6 +56,22 @@ class DecodeStream:
     def __init__(self, tokenizer: CoreTokenizer, skip_special_tokens: bool) -> None: ...
     def step(self, ids: list[int]) -> bytes: ...
     def finish(self) -> bytes: ...
+
+@final
+class TokenizerJson:
+    """A Hugging Face `tokenizer.json` read by Rust in one pass: the model's vocabulary, merges
+    and the added tokens as values, the other sections as JSON."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None: ...
+    @property
+    def sections(self) -> str: ...
+    @property
+    def added_tokens(self) -> list[tuple[str, int]]: ...
+    @property
+    def vocab(self) -> list[tuple[str, int]]: ...
+    def byte_level_bpe(
+        self, *, pattern: str, keep_gaps: bool, normalizer: str, whole_piece_first: bool, model_inputs_json: str | None
+    ) -> CoreTokenizer: ...
 
 class CoreTokenizer:
     """The Rust pipeline behind `tokenmill.Tokenizer`."""

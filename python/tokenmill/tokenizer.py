@@ -160,16 +160,19 @@ class Tokenizer:
         from tokenmill.formats import huggingface_sentencepiece, wordpiece
 
         p = Path(path)
-        data = hf.read_json(p)
-        model_type = (
-            data["model"].get("type") if isinstance(data, dict) and isinstance(data.get("model"), dict) else None
-        )
-        if model_type == "WordPiece":
-            tok = cls(wordpiece.read_tokenizer_json(data, str(p)))
-        elif model_type == "Unigram":
-            tok = cls(huggingface_sentencepiece.read_tokenizer_json(data, str(p)))
+        document, sections = hf.open_tokenizer_json(p)
+        model_type = sections["model"].get("type")
+        if model_type in ("WordPiece", "Unigram"):
+            # These readers still take the whole document as Python values.
+            data = hf.read_json(p)
+            read = (
+                wordpiece.read_tokenizer_json
+                if model_type == "WordPiece"
+                else huggingface_sentencepiece.read_tokenizer_json
+            )
+            tok = cls(read(data, str(p)))
         else:
-            tok = cls._from_parts(hf.read_tokenizer_json(path))
+            tok = cls(hf.read_tokenizer_json(document, sections, str(p)))
         # A tokenizer_config.json beside it brings the chat template and bos/eos names.
         tok._chat = read_tokenizer_config(p)
         return tok

@@ -60,7 +60,10 @@ def train_unigram(
     _checks.text("unk_token", unk_token, nonempty=True)
     # The same ranges as the trainer's own checks (src/models/unigram/train.rs), made here so a
     # bad value is refused before the corpus is read.
-    for name, value, upper_open in (("character_coverage", character_coverage, False), ("shrinking_factor", shrinking_factor, True)):
+    for name, value, upper_open in (
+        ("character_coverage", character_coverage, False),
+        ("shrinking_factor", shrinking_factor, True),
+    ):
         number = not isinstance(value, bool) and isinstance(value, (int, float))
         if not number or not (0 < value < 1 if upper_open else 0 < value <= 1):
             interval = "(0, 1)" if upper_open else "(0, 1]"

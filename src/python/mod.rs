@@ -5,6 +5,7 @@ mod callback;
 mod columns;
 mod decode_stream;
 mod errors;
+mod huggingface;
 mod inputs;
 mod tokenizer;
 mod train;
@@ -20,6 +21,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<train::WordCounter>()?;
     m.add_class::<inputs::PyEncoding>()?;
     m.add_class::<decode_stream::PyDecodeStream>()?;
+    m.add_class::<huggingface::PyTokenizerJson>()?;
     m.add_function(wrap_pyfunction!(train::train_bpe, m)?)?;
     m.add_function(wrap_pyfunction!(train_wordpiece::train_wordpiece, m)?)?;
     m.add_function(wrap_pyfunction!(train_unigram::train_unigram, m)?)?;

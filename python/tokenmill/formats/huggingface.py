@@ -147,45 +147,43 @@ def _chain(steps: list[Any], splits: list[Any], where: str) -> tuple[str, bool, 
     return CHAIN_PREFIX + json.dumps(patterns, ensure_ascii=False, separators=(",", ":")), False, False
 
 
-def read_tokenizer_json(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The parts of a byte-level BPE `tokenizer.json`, ready for `description.bpe`."""
+def open_tokenizer_json(path: str | os.PathLike[str]) -> tuple[_core.TokenizerJson, dict[str, Any]]:
+    """A `tokenizer.json` read by Rust in one pass, and its component sections (everything but
+    the model's vocabulary and merges and the added tokens) as a dict."""
     p = Path(path)
-    data = read_json(p)
-    if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
-        raise _core.FormatError(f"{p}: not a Hugging Face tokenizer.json (no model)")
+    if not p.exists():
+        raise _core.CorpusError(f"{p}: no such file")
+    document = _core.TokenizerJson(p)
+    sections = json.loads(document.sections)
+    if not isinstance(sections.get("model"), dict):
+        raise _core.FormatError(f"{p}: not a Hugging Face tokenizer.json (the model is not an object)")
+    return document, sections
+
+
+def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], where: str) -> _core.CoreTokenizer:
+    """A byte-level BPE tokenizer from a `tokenizer.json`: its components are read here, its
+    vocabulary, merges and added tokens (which become special tokens) in Rust."""
     model = data["model"]
-    if model.get("type", "BPE") != "BPE" or "merges" not in model:
-        raise _core.FormatError(f"{p}: model type {model.get('type')!r} is not BPE")
+    if model.get("type", "BPE") != "BPE":
+        raise _core.FormatError(f"{where}: model type {model.get('type')!r} is not BPE")
     for key in ("continuing_subword_prefix", "end_of_word_suffix", "dropout"):
         if model.get(key):
-            raise _core.FormatError(f"{p}: BPE option {key}={model[key]!r} is not supported")
-    pattern, keep_gaps, prefix = _pre_tokenizer(data.get("pre_tokenizer"), str(p))
-    normalizer = _normalizer_spec(data.get("normalizer"), str(p)) + (["prefix_space"] if prefix else [])
-    vocab: dict[str, int] = model["vocab"]
-    specials = [(t["content"], int(t["id"])) for t in data.get("added_tokens", [])]
-    special_ids = {i for _, i in specials}
-    tokens = [(i, text_to_token(text, str(p))) for text, i in vocab.items() if i not in special_ids]
-    merges = []
-    for n, m in enumerate(model["merges"]):
-        left, right = m.split(" ") if isinstance(m, str) else m
-        if left not in vocab or right not in vocab:
-            raise _core.FormatError(f"{p}: merge {n} ({left!r}, {right!r}) names a token not in the vocabulary")
-        merges.append((vocab[left], vocab[right]))
-    return {
-        "tokens": tokens,
-        "merges": merges,
-        "special_tokens": specials,
-        "pattern": pattern,
-        "keep_gaps": keep_gaps,
-        "normalizer": "+".join(normalizer) or "none",
-        "whole_piece_first": bool(model.get("ignore_merges", False)),
-        # Applied after the tokenizer is built: the template, truncation and padding it asks for.
-        "model_inputs": {
-            "post_processor": model_inputs.from_hf_post_processor(data.get("post_processor"), str(p)),
-            "truncation": model_inputs.from_hf_truncation(data.get("truncation")),
-            "padding": model_inputs.from_hf_padding(data.get("padding")),
-        },
+            raise _core.FormatError(f"{where}: BPE option {key}={model[key]!r} is not supported")
+    pattern, keep_gaps, prefix = _pre_tokenizer(data.get("pre_tokenizer"), where)
+    normalizer = _normalizer_spec(data.get("normalizer"), where) + (["prefix_space"] if prefix else [])
+    # The template, truncation and padding the file asks for.
+    settings = {
+        "post_processor": model_inputs.from_hf_post_processor(data.get("post_processor"), where),
+        "truncation": model_inputs.from_hf_truncation(data.get("truncation")),
+        "padding": model_inputs.from_hf_padding(data.get("padding")),
     }
+    return document.byte_level_bpe(
+        pattern=pattern,
+        keep_gaps=keep_gaps,
+        normalizer="+".join(normalizer) or "none",
+        whole_piece_first=bool(model.get("ignore_merges", False)),
+        model_inputs_json=json.dumps(settings) if any(settings.values()) else None,
+    )
 
 
 def read_gpt2_files(vocab_path: str | os.PathLike[str], merges_path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -1,0 +1,3 @@
+//! Other libraries' tokenizer files, read in Rust.
+
+pub mod huggingface;
