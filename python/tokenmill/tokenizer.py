@@ -112,24 +112,17 @@ class Tokenizer:
             raise _core.PatternError(f"pattern {pattern!r} holds a lone surrogate, which is not text")
         if special_tokens is not None and not isinstance(special_tokens, Mapping):
             raise _core.ConfigError(f"special_tokens must map str to int, not {special_tokens!r}")
-        if isinstance(path_or_ranks, Mapping):
-            ranks = path_or_ranks
-        elif isinstance(path_or_ranks, (str, os.PathLike)):
-            ranks = tt.read_ranks(path_or_ranks)
-        else:
-            raise _core.ConfigError(f"expected a .tiktoken path or a bytes → rank mapping, not {path_or_ranks!r}")
         if special_tokens is None:
             special_tokens = tt.OPENAI_SPECIAL_TOKENS.get(pattern, {})
-        from tokenmill.formats import description
-
-        described = description.bpe(
-            tokens=tt.token_pairs(ranks),
-            merges=None,
-            special_tokens=_special_pairs(special_tokens),
-            pattern=pattern,
-            whole_piece_first=True,
-        )
-        return cls(description.build(described))
+        specials = _special_pairs(special_tokens)
+        if isinstance(path_or_ranks, Mapping):
+            return cls(_core.CoreTokenizer.from_ranks(tt.token_pairs(path_or_ranks), pattern, specials))
+        if not isinstance(path_or_ranks, (str, os.PathLike)):
+            raise _core.ConfigError(f"expected a .tiktoken path or a bytes → rank mapping, not {path_or_ranks!r}")
+        path = Path(path_or_ranks)
+        if not path.is_file():
+            raise _core.CorpusError(f"{path}: {'is a directory' if path.is_dir() else 'no such file'}")
+        return cls(_core.CoreTokenizer.from_tiktoken_file(path, pattern, specials))
 
     def save_tiktoken(self, path: str | os.PathLike[str]) -> None:
         """Writes the ordinary tokens as a `.tiktoken` file (rank = id). Special tokens and the

@@ -201,9 +201,9 @@ impl HfDocument {
             match (ids.get(left.as_str()), ids.get(right.as_str())) {
                 (Some(&l), Some(&r)) => merges.push((l, r)),
                 _ => {
-                    return Err(self.error(format!(
-                        "merge {n} ({left:?}, {right:?}) names a token not in the vocabulary"
-                    )))
+                    return Err(
+                        self.error(format!("merge {n} ({left:?}, {right:?}) names a token not in the vocabulary"))
+                    )
                 }
             }
         }

@@ -1,3 +1,4 @@
 //! Other libraries' tokenizer files, read in Rust.
 
 pub mod huggingface;
+pub mod tiktoken;

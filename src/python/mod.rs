@@ -7,6 +7,7 @@ mod decode_stream;
 mod errors;
 mod huggingface;
 mod inputs;
+mod tiktoken;
 mod tokenizer;
 mod train;
 mod train_unigram;
