@@ -239,7 +239,16 @@ def to_hf_padding(settings: Settings | None) -> dict[str, Any] | None:
 
 # -- settings on a tokenizer ---------------------------------------------------------------------
 def current(tok: Tokenizer) -> Settings:
-    return json.loads(tok._core.model_inputs_json())
+    """The tokenizer's settings, read from its core once and kept until they change; a shallow
+    copy: callers replace its entries, never change them in place."""
+    if tok._settings is None:
+        tok._settings = json.loads(tok._core.model_inputs_json())
+    return dict(tok._settings)
+
+
+def settings_key(settings: Settings) -> tuple[object, ...]:
+    """What tells a call's truncation and padding apart (both flat dicts of plain values)."""
+    return tuple(None if settings[k] is None else tuple(sorted(settings[k].items())) for k in ("truncation", "padding"))
 
 
 def replaced(tok: Tokenizer, **changes: Any) -> _core.CoreTokenizer:

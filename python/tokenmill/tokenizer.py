@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -50,7 +51,7 @@ class Tokenizer:
     'hello world'
     """
 
-    __slots__ = ("_core", "_call_cores", "_chat", "_sentencepiece")
+    __slots__ = ("_core", "_settings", "_call_cores", "_chat", "_sentencepiece")
 
     def __init__(
         self,
@@ -59,8 +60,10 @@ class Tokenizer:
         sentencepiece: tuple[bytes, str] | None = None,
     ) -> None:
         self._core = core
+        # The core's model-input settings as Python values, read once (see `model_inputs.current`).
+        self._settings: dict[str, Any] | None = None
         # Cores with the settings of recent `tokenizer(...)` calls (they share the vocabulary).
-        self._call_cores: dict[str, _core.CoreTokenizer] = {}
+        self._call_cores: dict[tuple[object, ...], _core.CoreTokenizer] = {}
         # The chat template and the special-token names it uses (bos_token, eos_token, ...).
         self._chat: dict[str, Any] = dict(chat or {})
         # The SentencePiece file this tokenizer was read from, and the fingerprint of what it
@@ -794,10 +797,19 @@ class Tokenizer:
         )
 
     def _core_for(self, settings: dict[str, Any]) -> _core.CoreTokenizer:
-        """A core with these model-input settings (cached: a call's settings repeat)."""
+        """A core with these model-input settings: this tokenizer's own when they are its own,
+        else one made once per distinct settings and kept (a call's settings repeat). The key is
+        built from the flat truncation and padding dicts, the only parts a call changes."""
         import json
 
-        key = json.dumps(settings, sort_keys=True)
+        from tokenmill import model_inputs
+
+        own = model_inputs.current(self)
+        if settings["post_processor"] is not own["post_processor"]:
+            return self._core.with_model_inputs_json(json.dumps(settings))
+        key = model_inputs.settings_key(settings)
+        if key == model_inputs.settings_key(own):
+            return self._core
         core = self._call_cores.get(key)
         if core is None:
             if len(self._call_cores) > 16:
@@ -826,7 +838,7 @@ class Tokenizer:
         """The post-processor in tokenmill's JSON shape (None: no template)."""
         from tokenmill import model_inputs
 
-        return model_inputs.current(self)["post_processor"]
+        return copy.deepcopy(model_inputs.current(self)["post_processor"])
 
     @post_processor.setter
     def post_processor(self, value: dict[str, Any] | None) -> None:
@@ -848,7 +860,7 @@ class Tokenizer:
     def truncation(self) -> dict[str, Any] | None:
         from tokenmill import model_inputs
 
-        return model_inputs.current(self)["truncation"]
+        return copy.deepcopy(model_inputs.current(self)["truncation"])
 
     def enable_padding(
         self,
@@ -876,12 +888,13 @@ class Tokenizer:
     def padding(self) -> dict[str, Any] | None:
         from tokenmill import model_inputs
 
-        return model_inputs.current(self)["padding"]
+        return copy.deepcopy(model_inputs.current(self)["padding"])
 
     def _set(self, **changes: Any) -> None:
         from tokenmill import model_inputs
 
         self._core = model_inputs.replaced(self, **changes)
+        self._settings = None
         self._call_cores.clear()
 
     # -- chat templates ----------------------------------------------------------------------
