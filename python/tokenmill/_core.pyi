@@ -72,6 +72,16 @@ class TokenizerJson:
     def byte_level_bpe(
         self, *, pattern: str, keep_gaps: bool, normalizer: str, whole_piece_first: bool, model_inputs_json: str | None
     ) -> CoreTokenizer: ...
+    def wordpiece(
+        self,
+        *,
+        unk_token: str,
+        prefix: str,
+        max_input_chars_per_word: int,
+        cleanup: bool,
+        normalizer: str,
+        model_inputs_json: str | None,
+    ) -> CoreTokenizer: ...
 
 class CoreTokenizer:
     """The Rust pipeline behind `tokenmill.Tokenizer`."""
@@ -167,6 +177,14 @@ class CoreTokenizer:
     def token_byte_values(self) -> list[bytes]: ...
     @staticmethod
     def from_description(text: str) -> CoreTokenizer: ...
+    @staticmethod
+    def from_tiktoken_file(
+        path: str | os.PathLike[str], pattern: str, special_tokens: list[tuple[str, int]]
+    ) -> CoreTokenizer: ...
+    @staticmethod
+    def from_ranks(
+        ranks: list[tuple[int, bytes]], pattern: str, special_tokens: list[tuple[str, int]]
+    ) -> CoreTokenizer: ...
     def special_tokens(self) -> list[tuple[str, int]]: ...
     def pre_tokenize(self, text: str) -> list[str]: ...
     def save(self, path: str) -> None: ...
@@ -233,8 +251,20 @@ def train_wordpiece(
     special_tokens: list[str],
     min_frequency: int,
     limit_alphabet: int | None,
+    unk_token: str,
+    max_input_chars_per_word: int,
+    normalizer: str,
     progress: Callable[[int, int], object] | None = None,
-) -> list[bytes]: ...
+) -> CoreTokenizer: ...
+def wordpiece_from_vocab_txt(
+    path: str | os.PathLike[str],
+    *,
+    special_tokens: list[str],
+    unk_token: str,
+    prefix: str,
+    max_input_chars_per_word: int,
+    normalizer: str,
+) -> CoreTokenizer: ...
 def train_unigram(
     counter: WordCounter,
     *,

@@ -158,15 +158,11 @@ class Tokenizer:
         p = Path(path)
         document, sections = hf.open_tokenizer_json(p)
         model_type = sections["model"].get("type")
-        if model_type in ("WordPiece", "Unigram"):
-            # These readers still take the whole document as Python values.
-            data = hf.read_json(p)
-            read = (
-                wordpiece.read_tokenizer_json
-                if model_type == "WordPiece"
-                else huggingface_sentencepiece.read_tokenizer_json
-            )
-            tok = cls(read(data, str(p)))
+        if model_type == "WordPiece":
+            tok = cls(wordpiece.read_tokenizer_json(document, sections, str(p)))
+        elif model_type == "Unigram":
+            # This reader still takes the whole document as Python values.
+            tok = cls(huggingface_sentencepiece.read_tokenizer_json(hf.read_json(p), str(p)))
         else:
             tok = cls(hf.read_tokenizer_json(document, sections, str(p)))
         # A tokenizer_config.json beside it brings the chat template and bos/eos names.

@@ -3,7 +3,6 @@ WordPiece trainer (merges by likelihood), and assemble a BERT-style tokenizer.""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
 from tokenmill import _checks, _core
@@ -61,24 +60,16 @@ def train_wordpiece(
         counter = _core.WordCounter("bert", normalizer, specials, False)
         count_into(counter, corpus, show_progress)
     with Progress("training", vocab_size, "", show_progress) as bar:
-        tokens = _core.train_wordpiece(
+        core = _core.train_wordpiece(
             counter,
             vocab_size=vocab_size,
             prefix=continuing_subword_prefix,
             special_tokens=specials,
             min_frequency=min_frequency,
             limit_alphabet=limit_alphabet,
+            unk_token=unk_token,
+            max_input_chars_per_word=max_input_chars_per_word,
+            normalizer=normalizer,
             progress=bar.set,
         )
-    vocab = {t.decode("utf-8"): i for i, t in enumerate(tokens)}
-    doc = wordpiece.description(
-        vocab,
-        specials=specials,
-        unk_token=unk_token,
-        prefix=continuing_subword_prefix,
-        max_input_chars_per_word=max_input_chars_per_word,
-        normalizer=normalizer,
-        settings={"post_processor": wordpiece.bert_template(vocab)},
-        where="<trained>",
-    )
-    return Tokenizer(_core.CoreTokenizer.from_json(json.dumps(doc)))
+    return Tokenizer(core)

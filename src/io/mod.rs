@@ -2,3 +2,4 @@
 
 pub mod huggingface;
 pub mod tiktoken;
+pub mod wordpiece;

@@ -106,7 +106,7 @@ mod tests {
             (b"\n\n", "t.tiktoken: not a valid tiktoken file: no tokens"),
         ];
         for (text, expected) in cases {
-            let err = parse_ranks(text, path).err().expect("refused").to_string();
+            let err = parse_ranks(text, path).expect_err("refused").to_string();
             assert!(err.starts_with(expected), "{err}");
         }
     }

@@ -3,6 +3,7 @@
 use super::errors::to_py;
 use super::tokenizer::CoreTokenizer;
 use crate::io::huggingface::HfDocument;
+use crate::io::wordpiece::{self, WordPieceSettings};
 use crate::postprocess::ModelInputs;
 use pyo3::prelude::*;
 use std::path::PathBuf;
@@ -38,6 +39,24 @@ impl PyTokenizerJson {
         self.inner.vocab.clone()
     }
 
+    /// The WordPiece tokenizer this file describes, given what its components say.
+    #[pyo3(signature = (*, unk_token, prefix, max_input_chars_per_word, cleanup, normalizer, model_inputs_json))]
+    #[allow(clippy::too_many_arguments)]
+    fn wordpiece(
+        &self,
+        py: Python<'_>,
+        unk_token: &str,
+        prefix: &str,
+        max_input_chars_per_word: usize,
+        cleanup: bool,
+        normalizer: &str,
+        model_inputs_json: Option<&str>,
+    ) -> PyResult<CoreTokenizer> {
+        let inputs = model_inputs(model_inputs_json)?;
+        let settings = WordPieceSettings { unk_token, prefix, max_input_chars_per_word, cleanup, normalizer, inputs };
+        py.detach(|| self.inner.wordpiece(settings)).map(CoreTokenizer::new).map_err(to_py)
+    }
+
     /// The byte-level BPE tokenizer this file describes, given what its components say.
     #[pyo3(signature = (*, pattern, keep_gaps, normalizer, whole_piece_first, model_inputs_json))]
     fn byte_level_bpe(
@@ -49,14 +68,48 @@ impl PyTokenizerJson {
         whole_piece_first: bool,
         model_inputs_json: Option<&str>,
     ) -> PyResult<CoreTokenizer> {
-        let inputs: ModelInputs = match model_inputs_json {
-            Some(text) => serde_json::from_str(text)
-                .map_err(|e| to_py(crate::error::Error::config(format!("model-input settings: {e}"))))?,
-            None => ModelInputs::default(),
-        };
+        let inputs = model_inputs(model_inputs_json)?;
         let tok = py
             .detach(|| self.inner.byte_level_bpe(pattern, keep_gaps, normalizer, whole_piece_first, inputs))
             .map_err(to_py)?;
         Ok(CoreTokenizer::new(tok))
     }
+}
+
+/// Model-input settings given as JSON (in tokenmill's shape), or none.
+fn model_inputs(json: Option<&str>) -> PyResult<ModelInputs> {
+    match json {
+        Some(text) => serde_json::from_str(text)
+            .map_err(|e| to_py(crate::error::Error::config(format!("model-input settings: {e}")))),
+        None => Ok(ModelInputs::default()),
+    }
+}
+
+/// A WordPiece tokenizer from BERT's `vocab.txt`, with BERT's template when the vocabulary
+/// holds `[CLS]` and `[SEP]`; `special_tokens` present in the vocabulary are special.
+#[pyfunction]
+#[pyo3(signature = (path, *, special_tokens, unk_token, prefix, max_input_chars_per_word, normalizer))]
+pub fn wordpiece_from_vocab_txt(
+    py: Python<'_>,
+    path: PathBuf,
+    special_tokens: Vec<String>,
+    unk_token: &str,
+    prefix: &str,
+    max_input_chars_per_word: usize,
+    normalizer: &str,
+) -> PyResult<CoreTokenizer> {
+    py.detach(|| {
+        let tokens = wordpiece::read_vocab_txt(&path)?;
+        let inputs = ModelInputs { post_processor: wordpiece::bert_template(&tokens), ..ModelInputs::default() };
+        let settings =
+            WordPieceSettings { unk_token, prefix, max_input_chars_per_word, cleanup: true, normalizer, inputs };
+        wordpiece::build(&tokens, &special_tokens, settings).map_err(|e| match e {
+            crate::error::Error::Config(reason) if reason.starts_with("the unknown token") => {
+                crate::error::Error::Config(format!("{}: {reason}", path.display()))
+            }
+            other => other,
+        })
+    })
+    .map(CoreTokenizer::new)
+    .map_err(to_py)
 }

@@ -1,13 +1,11 @@
 """WordPiece (BERT) vocabularies: `vocab.txt` (one token per line; the line number is the id)
-and WordPiece `tokenizer.json` files. Both become a tokenmill description (the JSON of a
-tokenmill file), which the core turns into a tokenizer — the one way tokenizers are built."""
+and WordPiece `tokenizer.json` files, read by Rust (`src/io/wordpiece.rs`, which builds every
+WordPiece tokenizer, trained ones included); here, what the files' components mean."""
 
 from __future__ import annotations
 
-import base64
 import json
 import os
-from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,108 +33,28 @@ def bert_normalizer(
     return "+".join(steps) or "none"
 
 
-def read_vocab_txt(path: str | os.PathLike[str]) -> list[str]:
-    """The tokens of a `vocab.txt`, by id. Blank lines and repeated tokens are errors that
-    name the line (a repeated token would make two ids for one spelling)."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise _core.CorpusError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise _core.CorpusError(f"{p}: is a directory, not a vocab.txt") from None
-    except UnicodeDecodeError as e:
-        raise _core.FormatError(f"{p}: not a valid vocab.txt: invalid UTF-8 at byte offset {e.start}") from None
-    tokens: list[str] = []
-    seen: dict[str, int] = {}
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        token = line.rstrip("\r")
-        if not token:
-            if lineno == len(text.split("\n")):  # the newline that ends the file
-                continue
-            raise _core.FormatError(f"{p}:{lineno}: not a valid vocab.txt: blank line")
-        if token in seen:
-            raise _core.FormatError(f"{p}:{lineno}: not a valid vocab.txt: {token!r} repeats line {seen[token]}")
-        seen[token] = lineno
-        tokens.append(token)
-    if not tokens:
-        raise _core.FormatError(f"{p}: not a valid vocab.txt: no tokens")
-    return tokens
-
-
-def description(
-    vocab: Mapping[str, int],
-    *,
-    specials: Iterable[str],
-    unk_token: str,
-    prefix: str,
-    max_input_chars_per_word: int,
-    normalizer: str,
-    cleanup: bool = True,
-    settings: dict[str, Any] | None = None,
-    where: str = "<vocab>",
-) -> dict[str, Any]:
-    """The tokenmill file description of a WordPiece tokenizer."""
-    special_set = set(specials)
-    if unk_token not in vocab:
-        raise _core.ConfigError(f"{where}: the unknown token {unk_token!r} is not in the vocabulary")
-    top = max(vocab.values())
-    tokens: list[str | None] = [None] * (top + 1)
-    for token, i in vocab.items():
-        if token not in special_set:
-            tokens[i] = base64.b64encode(token.encode("utf-8")).decode("ascii")
-    return {
-        "format": "tokenmill",
-        "version": 2,
-        "normalizer": normalizer,
-        "pretokenizer": "bert",
-        "special_tokens": sorted(((t, vocab[t]) for t in special_set if t in vocab), key=lambda kv: kv[1]),
-        "model": {
-            "type": "wordpiece",
-            "tokens": tokens,
-            "unk_token": unk_token,
-            "continuing_subword_prefix": prefix,
-            "max_input_chars_per_word": max_input_chars_per_word,
-            "decoder_cleanup": cleanup,
-        },
-        "model_inputs": settings or {},
-    }
-
-
-def bert_template(vocab: Mapping[str, int]) -> dict[str, Any] | None:
-    """BERT's `[CLS] $A [SEP]` / `[CLS] $A [SEP] $B:1 [SEP]:1`, when the vocabulary has both."""
-    if "[CLS]" not in vocab or "[SEP]" not in vocab:
-        return None
-    cls, sep = {"type": "special", "name": "[CLS]", "type_id": 0}, {"type": "special", "name": "[SEP]", "type_id": 0}
-    a = {"type": "sequence", "second": False, "type_id": 0}
-    b = {"type": "sequence", "second": True, "type_id": 1}
-    return {
-        "type": "template",
-        "single": [cls, a, sep],
-        "pair": [cls, a, sep, b, {**sep, "type_id": 1}],
-        "tokens": [{"name": "[CLS]", "ids": [vocab["[CLS]"]]}, {"name": "[SEP]", "ids": [vocab["[SEP]"]]}],
-    }
-
-
 def from_vocab_txt(path: str | os.PathLike[str], **options: Any) -> _core.CoreTokenizer:
-    tokens = read_vocab_txt(path)
-    vocab = {t: i for i, t in enumerate(tokens)}
-    specials = [t for t in options.pop("special_tokens") if t in vocab]
+    """A WordPiece tokenizer from BERT's `vocab.txt`, read by Rust (a blank or repeated line is a
+    `FormatError` naming the line)."""
+    p = Path(path)
+    if not p.exists():
+        raise _core.CorpusError(f"{p}: no such file")
+    if p.is_dir():
+        raise _core.CorpusError(f"{p}: is a directory, not a vocab.txt")
     normalizer = bert_normalizer(
         clean_text=options.pop("clean_text"),
         handle_chinese_chars=options.pop("handle_chinese_chars"),
         strip_accents=options.pop("strip_accents"),
         lowercase=options.pop("lowercase"),
     )
-    doc = description(
-        vocab,
-        specials=specials,
+    return _core.wordpiece_from_vocab_txt(
+        p,
+        special_tokens=list(options.pop("special_tokens")),
+        unk_token=options.pop("unk_token"),
+        prefix=options.pop("prefix"),
+        max_input_chars_per_word=options.pop("max_input_chars_per_word"),
         normalizer=normalizer,
-        settings={"post_processor": bert_template(vocab)},
-        where=str(path),
-        **options,
     )
-    return _core.CoreTokenizer.from_json(json.dumps(doc))
 
 
 def _bert_normalizer_from_hf(node: Any, where: str) -> str:
@@ -152,9 +70,9 @@ def _bert_normalizer_from_hf(node: Any, where: str) -> str:
     )
 
 
-def read_tokenizer_json(data: dict[str, Any], where: str) -> _core.CoreTokenizer:
+def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], where: str) -> _core.CoreTokenizer:
     """A WordPiece `tokenizer.json` (BERT normalizer and pre-tokenizer, added tokens, template,
-    truncation and padding)."""
+    truncation and padding): its components read here, its vocabulary in Rust."""
     model = data["model"]
     pre = data.get("pre_tokenizer")
     if pre is None or pre.get("type") != "BertPreTokenizer":
@@ -163,27 +81,19 @@ def read_tokenizer_json(data: dict[str, Any], where: str) -> _core.CoreTokenizer
             f"{where}: pre-tokenizer {kind!r} with WordPiece is not supported (BertPreTokenizer is)"
         )
     decoder = data.get("decoder") or {}
-    vocab: dict[str, int] = {**model["vocab"]}
-    added = data.get("added_tokens", [])
-    for t in added:
-        vocab.setdefault(t["content"], int(t["id"]))
     settings = {
         "post_processor": model_inputs.from_hf_post_processor(data.get("post_processor"), where),
         "truncation": model_inputs.from_hf_truncation(data.get("truncation")),
         "padding": model_inputs.from_hf_padding(data.get("padding")),
     }
-    doc = description(
-        vocab,
-        specials=[t["content"] for t in added],
+    return document.wordpiece(
         unk_token=model.get("unk_token", "[UNK]"),
         prefix=model.get("continuing_subword_prefix", "##"),
         max_input_chars_per_word=int(model.get("max_input_chars_per_word", 100)),
-        normalizer=_bert_normalizer_from_hf(data.get("normalizer"), where),
         cleanup=bool(decoder.get("cleanup", True)),
-        settings=settings,
-        where=where,
+        normalizer=_bert_normalizer_from_hf(data.get("normalizer"), where),
+        model_inputs_json=json.dumps(settings) if any(settings.values()) else None,
     )
-    return _core.CoreTokenizer.from_json(json.dumps(doc))
 
 
 def _hf_normalizer(spec: str) -> dict[str, Any] | None:
