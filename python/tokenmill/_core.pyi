@@ -276,8 +276,14 @@ def train_unigram(
     em_iterations: int,
     whitespace_as_suffix: bool,
     split_digits: bool,
+    unk_token: str,
+    control_tokens: list[str],
+    special_tokens: list[str],
+    byte_fallback: bool,
+    normalizer: str,
+    pattern: str,
     progress: Callable[[int, int], object] | None = None,
-) -> list[tuple[str, float]]: ...
+) -> CoreTokenizer: ...
 
 PRESET_NAMES: list[str]
 PRESET_PATTERNS: dict[str, str]

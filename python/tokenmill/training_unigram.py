@@ -3,10 +3,7 @@ the Rust Unigram trainer (seed substrings, EM, pruning) and assemble the tokeniz
 
 from __future__ import annotations
 
-import base64
-import json
 from collections.abc import Iterable
-from typing import Any
 
 from tokenmill import _checks, _core
 from tokenmill.corpus import count_into
@@ -101,7 +98,7 @@ def train_unigram(
                 start.append(pieces)
             bar.set(start[0] - pieces, max(start[0] - target, 1))
 
-        pieces = _core.train_unigram(
+        core = _core.train_unigram(
             counter,
             pieces=vocab_size - reserved,
             character_coverage=float(character_coverage),
@@ -111,42 +108,12 @@ def train_unigram(
             em_iterations=em_iterations,
             whitespace_as_suffix=treat_whitespace_as_suffix,
             split_digits=split_digits,
+            unk_token=unk_token,
+            control_tokens=controls,
+            special_tokens=specials,
+            byte_fallback=byte_fallback,
+            normalizer=spec,
+            pattern=pattern,
             progress=report,
         )
-    doc = description(pieces, unk_token, controls, specials, byte_fallback, spec, pattern)
-    return Tokenizer(_core.CoreTokenizer.from_json(json.dumps(doc)))
-
-
-def description(
-    pieces: list[tuple[str, float]],
-    unk_token: str,
-    controls: list[str],
-    specials: list[str],
-    byte_fallback: bool,
-    normalizer: str,
-    pattern: str,
-) -> dict[str, Any]:
-    """The tokenmill file description of a trained Unigram tokenizer, with SentencePiece's id
-    order: unknown, control, special, byte tokens, then the pieces best first."""
-    others: list[list[Any]] = [[unk_token, 0, "unknown"]]
-    others += [[t, 1 + i, "control"] for i, t in enumerate(controls)]
-    next_id = 1 + len(controls)
-    special_pairs = [[t, next_id + i] for i, t in enumerate(specials)]
-    next_id += len(specials)
-    if byte_fallback:
-        others += [[f"<0x{b:02X}>", next_id + b, "byte"] for b in range(256)]
-        next_id += 256
-    tokens: list[str | None] = [None] * (next_id + len(pieces))
-    scores = [0.0] * len(tokens)
-    for i, (piece, score) in enumerate(pieces):
-        tokens[next_id + i] = base64.b64encode(piece.encode("utf-8")).decode("ascii")
-        scores[next_id + i] = score
-    return {
-        "format": "tokenmill",
-        "version": 3,
-        "normalizer": normalizer,
-        "pretokenizer": pattern,
-        "special_tokens": special_pairs,
-        "other_tokens": others,
-        "model": {"type": "unigram", "tokens": tokens, "scores": scores, "byte_fallback": byte_fallback},
-    }
+    return Tokenizer(core)

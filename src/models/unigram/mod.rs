@@ -9,6 +9,7 @@
 //! length past anything ordinary pieces can reach.
 
 pub mod lattice;
+pub mod layout;
 pub mod seeds;
 pub mod train;
 
