@@ -220,8 +220,6 @@ fn read_vocab(
 }
 
 /// A tokenizer from the JSON text of a tokenmill file; `path` names the source in errors.
-/// This is the one way a tokenizer is assembled from a description: every importer (tiktoken,
-/// `tokenizer.json`, `vocab.txt`) writes this description and hands it here.
 pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
     let bad = |reason: String| Error::Format { path: path.to_path_buf(), format: "tokenmill tokenizer", reason };
     // Read the header first, so a file of another kind or version gets a message that says so.
@@ -245,18 +243,6 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
     }
     let file: File = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
     assemble(file).map_err(|e| bad(e.to_string()))
-}
-
-/// A tokenizer from a description an importer built in memory (tiktoken ranks, GPT-2 files, a
-/// `tokenizer.json`): unlike a file's, its errors keep their own kind (a bad pattern is a
-/// pattern error, a missing byte a configuration error) and name no file.
-pub fn from_description(text: &str) -> Result<Tokenizer> {
-    let file: File = serde_json::from_str(text).map_err(|e| Error::Format {
-        path: "<description>".into(),
-        format: "tokenmill description",
-        reason: e.to_string(),
-    })?;
-    assemble(file)
 }
 
 fn assemble(file: File) -> Result<Tokenizer> {

@@ -289,24 +289,10 @@ class Tokenizer:
     @classmethod
     def from_gpt2(cls, vocab_path: str | os.PathLike[str], merges_path: str | os.PathLike[str]) -> Tokenizer:
         """Loads GPT-2's `vocab.json` + `merges.txt` pair."""
-        from tokenmill.formats import huggingface as hf
-
-        return cls._from_parts(hf.read_gpt2_files(vocab_path, merges_path))
-
-    @classmethod
-    def _from_parts(cls, parts: dict[str, Any]) -> Tokenizer:
-        """A byte-level BPE tokenizer from the parts a reader of GPT-2 files or `tokenizer.json` found."""
-        from tokenmill.formats import description
-
-        settings = parts.get("model_inputs")
-        parts = {k: v for k, v in parts.items() if k != "model_inputs"}
-        parts["special_tokens"] = _special_pairs(dict(parts["special_tokens"]))
-        core = description.build(description.bpe(**parts))
-        if settings and any(settings.values()):
-            import json
-
-            core = core.with_model_inputs_json(json.dumps(settings))
-        return cls(core)
+        for path in (vocab_path, merges_path):
+            if not Path(path).is_file():
+                raise _core.CorpusError(f"{path}: {'is a directory' if Path(path).is_dir() else 'no such file'}")
+        return cls(_core.gpt2_files(Path(vocab_path), Path(merges_path)))
 
     def _ordinary_ids(self, specials: set[int] | None = None) -> list[int]:
         return self._core.ordinary_ids()
@@ -317,56 +303,9 @@ class Tokenizer:
 
         >>> small = tok.truncated(1000)   # doctest: +SKIP
         """
-        if self.model_type != "bpe" or self.model_config().get("sentencepiece"):
-            kind = "SentencePiece BPE" if self.model_type == "bpe" else self.model_type
-            raise _core.ConfigError(
-                f"truncated() keeps a prefix of a BPE tokenizer's merges; this tokenizer is {kind}, whose "
-                "vocabulary has no merge order to cut (train again with the smaller vocab_size)"
-            )
-        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
-            raise _core.ConfigError(f"vocab_size must be an int, got {vocab_size!r}")
-        specials = self.special_tokens
-        special_ids = set(specials.values())
-        ordinary = self._ordinary_ids(special_ids)
-        keep_count = vocab_size - len(special_ids)
-        if self._core.is_rank_based:
-            base = sum(1 for i in ordinary if len(self._core.token_bytes(i)) == 1)
-        else:
-            made = {
-                self._core.token_id(self._core.token_bytes(a) + self._core.token_bytes(b))
-                for a, b in self._core.merge_ids()
-            }
-            base = sum(1 for i in ordinary if i not in made)
-        if not isinstance(vocab_size, int) or keep_count < max(base, 1) or vocab_size > self.vocab_size:
-            raise _core.ConfigError(
-                f"vocab_size must be between {len(special_ids) + max(base, 1)} and {self.vocab_size}, "
-                f"got {vocab_size!r}"
-            )
-        kept = set(ordinary[:keep_count])
-        tokens = [(i, self._core.token_bytes(i)) for i in sorted(kept)]
-        merges: list[tuple[int, int]] | None = None
-        if not self._core.is_rank_based:
-            merges = []
-            for a, b in self._core.merge_ids():
-                result = self._core.token_id(self._core.token_bytes(a) + self._core.token_bytes(b))
-                if result not in kept:
-                    break
-                merges.append((a, b))
-        from tokenmill.formats import description
-
-        described = description.bpe(
-            tokens=tokens,
-            merges=merges,
-            special_tokens=list(specials.items()),
-            pattern=self.pattern,
-            keep_gaps=self._core.keeps_gaps,
-            normalizer=self.normalizer,
-            byte_level=self.byte_level,
-            end_of_word_suffix=self.end_of_word_suffix,
-            unk_token=self.unk_token,
-            whole_piece_first=self._core.whole_piece_first,
-        )
-        return type(self)(description.build(described))
+        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 0:
+            raise _core.ConfigError(f"vocab_size must be a non-negative int, got {vocab_size!r}")
+        return type(self)(self._core.truncated(vocab_size))
 
     # -- encoding ----------------------------------------------------------------------------
     def encode(

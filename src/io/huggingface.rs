@@ -168,13 +168,76 @@ impl HfDocument {
         whole_piece_first: bool,
         inputs: ModelInputs,
     ) -> Result<Tokenizer> {
+        let parts = ByteLevelParts { vocab: &self.vocab, merges: &self.merges, added: &self.added };
+        parts.tokenizer(&|reason| self.error(reason), pattern, keep_gaps, normalizer, whole_piece_first, inputs)
+    }
+}
+
+/// GPT-2's `vocab.json` + `merges.txt`: byte-level BPE with GPT-2's pattern; the `<|...|>` tokens
+/// of the vocabulary are special tokens.
+pub fn gpt2_files(vocab_path: &Path, merges_path: &Path) -> Result<Tokenizer> {
+    let raw = std::fs::read(vocab_path).map_err(|e| Error::io(vocab_path, e))?;
+    let vocab = serde_json::from_slice::<VocabEntries>(&raw)
+        .map_err(|e| Error::Format {
+            path: vocab_path.to_path_buf(),
+            format: "GPT-2 vocab.json",
+            reason: e.to_string(),
+        })?
+        .0;
+    let raw = std::fs::read(merges_path).map_err(|e| Error::io(merges_path, e))?;
+    let text = std::str::from_utf8(&raw)
+        .map_err(|e| Error::InvalidUtf8 { path: merges_path.to_path_buf(), offset: e.valid_up_to() as u64 })?;
+    let mut merges = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.is_empty() || line.starts_with("#version") {
+            continue;
+        }
+        match line.split_once(' ') {
+            Some((left, right)) if !right.contains(' ') => merges.push((left.to_string(), right.to_string())),
+            _ => {
+                let shown: String = line.chars().take(60).collect();
+                return Err(Error::Format {
+                    path: format!("{}:{}", merges_path.display(), index + 1).into(),
+                    format: "merges.txt",
+                    reason: format!("not two tokens separated by one space: {shown:?}"),
+                });
+            }
+        }
+    }
+    let added: Vec<(String, u32)> =
+        vocab.iter().filter(|(t, _)| t.starts_with("<|") && t.ends_with("|>") && t.len() > 4).cloned().collect();
+    let parts = ByteLevelParts { vocab: &vocab, merges: &merges, added: &added };
+    let bad = |reason| Error::Format { path: vocab_path.to_path_buf(), format: "GPT-2 vocab.json", reason };
+    parts.tokenizer(&bad, "gpt2", false, "none", false, ModelInputs::default())
+}
+
+/// A byte-level BPE vocabulary as files spell it: tokens in byte-level characters with ids,
+/// merges as pairs of such tokens, and the added (special) tokens.
+struct ByteLevelParts<'a> {
+    vocab: &'a [(String, u32)],
+    merges: &'a [(String, String)],
+    added: &'a [(String, u32)],
+}
+
+impl ByteLevelParts<'_> {
+    /// The tokenizer: every token but the added ones read as byte-level text, the merges as
+    /// pairs of ids; `bad` makes a file's error.
+    fn tokenizer(
+        &self,
+        bad: &dyn Fn(String) -> Error,
+        pattern: &str,
+        keep_gaps: bool,
+        normalizer: &str,
+        whole_piece_first: bool,
+        inputs: ModelInputs,
+    ) -> Result<Tokenizer> {
         let decode = byte_decoder();
         let special_ids: rustc_hash::FxHashSet<u32> = self.added.iter().map(|&(_, id)| id).collect();
         let mut vocab = Vocab::default();
         let mut ids: FxHashMap<&str, u32> = FxHashMap::default();
         ids.reserve(self.vocab.len());
         let mut bytes = Vec::new();
-        for (text, id) in &self.vocab {
+        for (text, id) in self.vocab {
             ids.insert(text.as_str(), *id);
             if special_ids.contains(id) {
                 continue;
@@ -184,27 +247,23 @@ impl HfDocument {
                 match decode.get(c as usize).copied().flatten() {
                     Some(b) => bytes.push(b),
                     None => {
-                        return Err(self.error(format!(
+                        return Err(bad(format!(
                             "token {text:?} has {c:?}, which is not a byte-level character \
                              (only byte-level BPE files are supported)"
                         )))
                     }
                 }
             }
-            vocab.insert(*id, &bytes).map_err(|e| self.error(e.to_string()))?;
+            vocab.insert(*id, &bytes).map_err(|e| bad(e.to_string()))?;
         }
-        for (text, id) in &self.added {
-            vocab.push_special(text, Some(*id)).map_err(|e| self.error(e.to_string()))?;
+        for (text, id) in self.added {
+            vocab.push_special(text, Some(*id)).map_err(|e| bad(e.to_string()))?;
         }
         let mut merges = Vec::with_capacity(self.merges.len());
         for (n, (left, right)) in self.merges.iter().enumerate() {
             match (ids.get(left.as_str()), ids.get(right.as_str())) {
                 (Some(&l), Some(&r)) => merges.push((l, r)),
-                _ => {
-                    return Err(
-                        self.error(format!("merge {n} ({left:?}, {right:?}) names a token not in the vocabulary"))
-                    )
-                }
+                _ => return Err(bad(format!("merge {n} ({left:?}, {right:?}) names a token not in the vocabulary"))),
             }
         }
         let options = BpeOptions { byte_level: true, whole_piece_first, ..BpeOptions::default() };

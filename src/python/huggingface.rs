@@ -113,3 +113,9 @@ pub fn wordpiece_from_vocab_txt(
     .map(CoreTokenizer::new)
     .map_err(to_py)
 }
+
+/// A byte-level BPE tokenizer from GPT-2's `vocab.json` and `merges.txt`.
+#[pyfunction]
+pub fn gpt2_files(py: Python<'_>, vocab_path: PathBuf, merges_path: PathBuf) -> PyResult<CoreTokenizer> {
+    py.detach(|| crate::io::huggingface::gpt2_files(&vocab_path, &merges_path)).map(CoreTokenizer::new).map_err(to_py)
+}

@@ -28,6 +28,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(train_unigram::train_unigram, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::split, m)?)?;
     m.add_function(wrap_pyfunction!(huggingface::wordpiece_from_vocab_txt, m)?)?;
+    m.add_function(wrap_pyfunction!(huggingface::gpt2_files, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::count_pieces, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::count_words, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -355,6 +355,11 @@ impl CoreTokenizer {
     }
 
     /// Merges in rank order as pairs of ids.
+    /// This BPE tokenizer cut to `vocab_size` tokens, as training with that size would give.
+    fn truncated(&self, py: Python<'_>, vocab_size: usize) -> PyResult<CoreTokenizer> {
+        py.detach(|| self.inner.truncated(vocab_size)).map(CoreTokenizer::new).map_err(to_py)
+    }
+
     fn merge_ids(&self) -> Vec<(u32, u32)> {
         self.bpe().map(serialize::merge_list).unwrap_or_default()
     }
@@ -379,14 +384,6 @@ impl CoreTokenizer {
         let mut values: Vec<&[u8]> = self.inner.vocab().ordinary().map(|(_, b)| b).collect();
         values.sort_unstable();
         values.into_iter().map(|b| PyBytes::new(py, b)).collect()
-    }
-
-    /// Builds a tokenizer from a description (the tokenmill file format's JSON) that a Python
-    /// format reader made: the one way every importer assembles a tokenizer. Errors keep their
-    /// kind (pattern, configuration), as the reader's own checks do.
-    #[staticmethod]
-    fn from_description(py: Python<'_>, text: &str) -> PyResult<Self> {
-        py.detach(|| serialize::from_description(text)).map(CoreTokenizer::new).map_err(to_py)
     }
 
     /// `"bpe"` or `"wordpiece"`.

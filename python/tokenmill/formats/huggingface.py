@@ -186,40 +186,6 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
     )
 
 
-def read_gpt2_files(vocab_path: str | os.PathLike[str], merges_path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The parts of GPT-2's `vocab.json` + `merges.txt` (byte-level, GPT-2 pattern)."""
-    vp, mp = Path(vocab_path), Path(merges_path)
-    vocab = read_json(vp)
-    if not isinstance(vocab, dict) or not all(isinstance(i, int) for i in vocab.values()):
-        raise _core.FormatError(f"{vp}: not a GPT-2 vocab.json (expected token → id)")
-    try:
-        lines = mp.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise _core.CorpusError(f"{mp}: no such file") from None
-    except UnicodeDecodeError as e:
-        raise _core.FormatError(f"{mp}: not a valid merges.txt: {e}") from None
-    specials = [(t, i) for t, i in vocab.items() if t.startswith("<|") and t.endswith("|>")]
-    special_ids = {i for _, i in specials}
-    tokens = [(i, text_to_token(text, str(vp))) for text, i in vocab.items() if i not in special_ids]
-    merges = []
-    for lineno, line in enumerate(lines, start=1):
-        if not line or line.startswith("#version"):
-            continue
-        parts = line.split(" ")
-        if len(parts) != 2 or parts[0] not in vocab or parts[1] not in vocab:
-            raise _core.FormatError(f"{mp}:{lineno}: not a valid merges.txt line: {line[:60]!r}")
-        merges.append((vocab[parts[0]], vocab[parts[1]]))
-    return {
-        "tokens": tokens,
-        "merges": merges,
-        "special_tokens": specials,
-        "pattern": "gpt2",
-        "keep_gaps": False,
-        "normalizer": "none",
-        "whole_piece_first": False,
-    }
-
-
 # Our `prefix_space` step: a space before a text segment (between special tokens) that does
 # not start with one. Hugging Face's ByteLevel `add_prefix_space` is not that: it runs in the
 # pre-tokenizer, on every piece an earlier Split made ("a b" → " a", " b"). Normalizers run on

@@ -15,6 +15,7 @@ mod merge_state;
 mod ranked;
 mod sentencepiece;
 pub mod train;
+mod truncate;
 
 pub use sentencepiece::SentencePieceParts;
 
