@@ -18,17 +18,13 @@
 //! did, and a file of a newer version is refused rather than half read.
 
 use crate::error::{Error, Result};
-use crate::models::bpe::{Bpe, BpeOptions};
-use crate::models::unigram::Unigram;
-use crate::models::wordpiece::WordPiece;
+use crate::models::file::{FileModel, OtherTokens};
+use crate::models::PieceModel;
 use crate::normalize::Normalizer;
 use crate::normalize_sentencepiece::SentencePieceNormalizerSpec;
 use crate::postprocess::ModelInputs;
 use crate::pretokenize::PreTokenizer;
-use crate::tokenizer::{Model, Tokenizer};
-use crate::vocab::{TokenKind, Vocab};
-use base64::engine::general_purpose::STANDARD as BASE64;
-use base64::Engine;
+use crate::tokenizer::Tokenizer;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::Path;
@@ -58,123 +54,10 @@ struct File {
     model_inputs: ModelInputs,
 }
 
-#[derive(Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
-enum FileModel {
-    Bpe {
-        byte_level: bool,
-        end_of_word_suffix: Option<String>,
-        unk_token: Option<String>,
-        whole_piece_first: bool,
-        tokens: Vec<Option<String>>,
-        /// Tokens whose ids lie far past the rest, as (id, base64 bytes): a list by id would
-        /// hold a null for every id in between.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        far_tokens: Vec<(u32, String)>,
-        /// `null` for rank-based models (tiktoken): ranks are ids, merges are implied; and for
-        /// SentencePiece models, whose merges the `scores` imply.
-        merges: Option<Vec<(u32, u32)>>,
-        #[serde(default, skip_serializing_if = "is_false")]
-        byte_fallback: bool,
-        #[serde(default, skip_serializing_if = "is_false")]
-        fuse_unk: bool,
-        /// SentencePiece BPE: the score of each id.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        scores: Option<Vec<f32>>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        user_defined: Vec<u32>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        unknown_surface: Option<String>,
-    },
-    WordPiece {
-        tokens: Vec<Option<String>>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        far_tokens: Vec<(u32, String)>,
-        unk_token: String,
-        continuing_subword_prefix: String,
-        max_input_chars_per_word: usize,
-        #[serde(default = "yes")]
-        decoder_cleanup: bool,
-    },
-    Unigram {
-        tokens: Vec<Option<String>>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        far_tokens: Vec<(u32, String)>,
-        /// The score of each id (0 for ids that are not pieces).
-        scores: Vec<f32>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        user_defined: Vec<u32>,
-        byte_fallback: bool,
-        #[serde(default = "default_unknown_surface")]
-        unknown_surface: String,
-    },
-}
-
-fn default_unknown_surface() -> String {
-    crate::models::unigram::DEFAULT_UNKNOWN_SURFACE.to_string()
-}
-
-fn yes() -> bool {
-    true
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
-/// The ordinary tokens of `vocab` by id (base64), and those far past the rest separately.
-fn token_lists(vocab: &Vocab) -> (Vec<Option<String>>, Vec<(u32, String)>) {
-    let mut tokens = vec![None; vocab.dense_len()];
-    let mut far_tokens = Vec::new();
-    for (id, bytes) in vocab.ordinary() {
-        match tokens.get_mut(id as usize) {
-            Some(slot) => *slot = Some(BASE64.encode(bytes)),
-            None => far_tokens.push((id, BASE64.encode(bytes))),
-        }
-    }
-    (tokens, far_tokens)
-}
-
 /// The tokenizer as a JSON string.
 pub fn to_json(tok: &Tokenizer) -> String {
     let vocab = tok.vocab();
-    let (tokens, far_tokens) = token_lists(vocab);
-    let model = match tok.model() {
-        Model::Bpe(bpe) => {
-            let options = bpe.options();
-            let sp = bpe.sentencepiece();
-            FileModel::Bpe {
-                byte_level: options.byte_level,
-                end_of_word_suffix: options.end_of_word_suffix.clone(),
-                unk_token: options.unk_token.clone(),
-                whole_piece_first: options.whole_piece_first,
-                tokens,
-                far_tokens,
-                merges: if bpe.is_rank_based() || sp.is_some() { None } else { Some(bpe.merges().to_vec()) },
-                byte_fallback: options.byte_fallback,
-                fuse_unk: options.fuse_unk,
-                scores: sp.map(|sp| sp.scores().to_vec()),
-                user_defined: sp.map(|sp| sp.user_defined().to_vec()).unwrap_or_default(),
-                unknown_surface: sp.map(|sp| sp.unknown_surface().to_string()),
-            }
-        }
-        Model::WordPiece(wp) => FileModel::WordPiece {
-            tokens,
-            far_tokens,
-            unk_token: wp.unk_token().to_string(),
-            continuing_subword_prefix: wp.prefix().to_string(),
-            max_input_chars_per_word: wp.max_input_chars_per_word(),
-            decoder_cleanup: wp.cleanup(),
-        },
-        Model::Unigram(u) => FileModel::Unigram {
-            tokens,
-            far_tokens,
-            scores: u.scores().to_vec(),
-            user_defined: u.user_defined(),
-            byte_fallback: u.byte_fallback(),
-            unknown_surface: u.unknown_surface().to_string(),
-        },
-    };
+    let model = FileModel::of(tok.model());
     let file = File {
         format: FORMAT.into(),
         version: VERSION,
@@ -193,30 +76,6 @@ pub fn to_json(tok: &Tokenizer) -> String {
         model,
     };
     serde_json::to_string(&file).expect("tokenizer serializes")
-}
-
-/// A vocabulary from the token lists of a file and its special tokens.
-fn read_vocab(
-    tokens: &[Option<String>],
-    far_tokens: &[(u32, String)],
-    specials: &[(String, u32)],
-    others: &[(String, u32, String)],
-    bad: &dyn Fn(String) -> Error,
-) -> Result<Vocab> {
-    let mut vocab = Vocab::default();
-    let listed = tokens.iter().enumerate().filter_map(|(id, t)| t.as_ref().map(|t| (id as u32, t)));
-    for (id, b64) in listed.chain(far_tokens.iter().map(|(id, t)| (*id, t))) {
-        let bytes = BASE64.decode(b64).map_err(|e| bad(format!("token {id}: bad base64: {e}")))?;
-        vocab.insert(id, &bytes).map_err(|e| bad(e.to_string()))?;
-    }
-    for (text, id) in specials {
-        vocab.push_special(text, Some(*id)).map_err(|e| bad(e.to_string()))?;
-    }
-    for (text, id, kind) in others {
-        let kind = TokenKind::parse(kind, text).map_err(|e| bad(e.to_string()))?;
-        vocab.push_kind(text, *id, kind).map_err(|e| bad(e.to_string()))?;
-    }
-    Ok(vocab)
 }
 
 /// A tokenizer from the JSON text of a tokenmill file; `path` names the source in errors.
@@ -248,59 +107,8 @@ pub fn from_json(text: &str, path: &Path) -> Result<Tokenizer> {
 fn assemble(file: File) -> Result<Tokenizer> {
     let pretokenizer = PreTokenizer::from_spec(&file.pretokenizer)?;
     let pretokenizer = if file.pretokenizer_keeps_gaps { pretokenizer.keeping_gaps() } else { pretokenizer };
-    let model = match file.model {
-        FileModel::Bpe {
-            byte_level,
-            end_of_word_suffix,
-            unk_token,
-            whole_piece_first,
-            tokens,
-            far_tokens,
-            merges,
-            byte_fallback,
-            fuse_unk,
-            scores,
-            user_defined,
-            unknown_surface,
-        } => {
-            let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &file.other_tokens, &Error::config)?;
-            let options =
-                BpeOptions { byte_level, end_of_word_suffix, unk_token, whole_piece_first, byte_fallback, fuse_unk };
-            let bpe = match (scores, merges) {
-                (Some(_), Some(_)) => Err(Error::config("a BPE model has merges or scores, not both")),
-                (Some(scores), None) => {
-                    let surface = unknown_surface.as_deref().unwrap_or(crate::models::unigram::DEFAULT_UNKNOWN_SURFACE);
-                    Bpe::from_scores(vocab, scores, user_defined, options, surface)
-                }
-                (None, Some(merges)) => Bpe::from_merges(vocab, merges, options),
-                (None, None) => Bpe::from_ranks(vocab, options),
-            }?;
-            Model::Bpe(bpe)
-        }
-        FileModel::WordPiece {
-            tokens,
-            far_tokens,
-            unk_token,
-            continuing_subword_prefix,
-            max_input_chars_per_word,
-            decoder_cleanup,
-        } => {
-            let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &file.other_tokens, &Error::config)?;
-            let model = WordPiece::new(
-                vocab,
-                &unk_token,
-                &continuing_subword_prefix,
-                max_input_chars_per_word,
-                decoder_cleanup,
-            )?;
-            Model::WordPiece(model)
-        }
-        FileModel::Unigram { tokens, far_tokens, scores, user_defined, byte_fallback, unknown_surface } => {
-            let vocab = read_vocab(&tokens, &far_tokens, &file.special_tokens, &file.other_tokens, &Error::config)?;
-            let model = Unigram::new(vocab, scores, user_defined, byte_fallback)?;
-            Model::Unigram(model.with_unknown_surface(&unknown_surface))
-        }
-    };
+    let others = OtherTokens { specials: &file.special_tokens, kinded: &file.other_tokens };
+    let model = file.model.into_model(others)?;
     let mut normalizer = Normalizer::from_spec(&file.normalizer)?;
     if let Some(spec) = file.sentencepiece_normalizer {
         normalizer = normalizer.with_sentencepiece(spec);
@@ -351,15 +159,6 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// The merges in rank order: the model's list, or the one implied by its ranks.
-pub fn merge_list(bpe: &Bpe) -> Vec<(u32, u32)> {
-    if bpe.is_rank_based() || bpe.sentencepiece().is_some() {
-        bpe.ranked_pairs().into_iter().map(|(l, r, _)| (l, r)).collect()
-    } else {
-        bpe.merges().to_vec()
-    }
-}
-
 /// A token's bytes for people: a quoted string with escapes, or `b"..."` when not UTF-8.
 pub fn display_token(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
@@ -371,10 +170,7 @@ pub fn display_token(bytes: &[u8]) -> String {
 /// One line per id: `id <TAB> token <TAB> left + right` (the merge that made it, if any).
 pub fn vocab_listing(tok: &Tokenizer) -> String {
     let vocab = tok.vocab();
-    let merges = match tok.model() {
-        Model::Bpe(bpe) => merge_list(bpe),
-        Model::WordPiece(_) | Model::Unigram(_) => Vec::new(),
-    };
+    let merges = tok.model().merge_list();
     let mut made_by: rustc_hash::FxHashMap<u32, (u32, u32)> = rustc_hash::FxHashMap::default();
     for (l, r) in merges {
         let mut joined = vocab.token_bytes(l).unwrap_or_default().to_vec();

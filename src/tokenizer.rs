@@ -1,11 +1,10 @@
 //! The pipeline: special tokens → normalize → pre-tokenize → model → ids, and ids → bytes.
 
 use crate::count::WordSplitter;
-use crate::decoder::{Decoder, StripLeading};
+use crate::decoder::Decoder;
 use crate::error::{Error, Result};
-use crate::models::bpe::Bpe;
 use crate::models::unigram::Unigram;
-use crate::models::wordpiece::WordPiece;
+pub use crate::models::{Model, PieceModel};
 use crate::normalize::Normalizer;
 use crate::piece_cache;
 use crate::postprocess::ModelInputs;
@@ -13,104 +12,6 @@ use crate::pretokenize::PreTokenizer;
 use crate::special::{Segment, SpecialTokens};
 use crate::vocab::Vocab;
 use rustc_hash::FxHashSet;
-
-/// The subword model at the heart of a tokenizer; the match happens once per piece, and each
-/// arm is the model's own monomorphic loop.
-#[derive(Debug, Clone)]
-pub enum Model {
-    Bpe(Bpe),
-    WordPiece(WordPiece),
-    Unigram(Unigram),
-}
-
-impl Model {
-    pub fn vocab(&self) -> &Vocab {
-        match self {
-            Model::Bpe(m) => m.vocab(),
-            Model::WordPiece(m) => m.vocab(),
-            Model::Unigram(m) => m.vocab(),
-        }
-    }
-
-    /// `"bpe"`, `"wordpiece"` or `"unigram"`.
-    pub fn model_type(&self) -> &'static str {
-        match self {
-            Model::Bpe(_) => "bpe",
-            Model::WordPiece(_) => "wordpiece",
-            Model::Unigram(_) => "unigram",
-        }
-    }
-
-    pub(crate) fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
-        match self {
-            Model::Bpe(m) => m.encode_piece(piece, out),
-            Model::WordPiece(m) => {
-                m.encode_word(piece, out, None);
-                Ok(())
-            }
-            Model::Unigram(m) => {
-                m.encode_piece(piece, out);
-                Ok(())
-            }
-        }
-    }
-
-    /// How many bytes of `piece` each of its `ids` covers, when that can be told (`None` for
-    /// tokens that stand for text they do not spell, such as a character-level unknown token).
-    /// `unigram_base`: what the text's pieces before this one scored (Unigram; see
-    /// `Tokenizer::encode_piece`).
-    pub fn piece_lens(&self, piece: &str, ids: &[u32], unigram_base: f32) -> Option<Vec<usize>> {
-        match self {
-            Model::Bpe(m) => m.piece_lens(piece, ids),
-            Model::WordPiece(m) => {
-                if ids == [m.unk_id()] {
-                    return Some(vec![piece.len()]);
-                }
-                let prefix = m.prefix().len();
-                ids.iter()
-                    .enumerate()
-                    .map(|(i, &id)| {
-                        let len = m.vocab().token_bytes(id).ok()?.len();
-                        Some(if i == 0 { len } else { len.checked_sub(prefix)? })
-                    })
-                    .collect()
-            }
-            Model::Unigram(m) => m.piece_lens(piece, ids, unigram_base),
-        }
-    }
-
-    /// The decoder that suits this model, given how the text was pre-tokenized.
-    fn decoder(&self, normalizer: &Normalizer, pretokenizer: &PreTokenizer) -> Decoder {
-        match self {
-            Model::Bpe(m) if m.sentencepiece().is_some() => Decoder::Metaspace {
-                unknown_surface: m.sentencepiece().map(|sp| sp.unknown_surface().to_string()).unwrap_or_default(),
-                strip_leading: strip_leading(normalizer),
-            },
-            Model::Bpe(m) => match &m.options().end_of_word_suffix {
-                Some(suffix) => Decoder::Suffix {
-                    suffix: suffix.clone(),
-                    replacement: if pretokenizer.pieces_keep_whitespace() { "" } else { " " },
-                },
-                None => Decoder::Bytes,
-            },
-            Model::WordPiece(m) => Decoder::WordPiece { prefix: m.prefix().to_string(), cleanup: m.cleanup() },
-            Model::Unigram(m) => Decoder::Metaspace {
-                unknown_surface: m.unknown_surface().to_string(),
-                strip_leading: strip_leading(normalizer),
-            },
-        }
-    }
-}
-
-/// Where SentencePiece's decoder drops the leading `▁` of the text: one piece's when the
-/// normalizer added a dummy prefix, every piece's until some text when it removed extra spaces.
-fn strip_leading(normalizer: &Normalizer) -> StripLeading {
-    match normalizer.sentencepiece() {
-        Some(sp) if sp.remove_extra_whitespaces => StripLeading::All,
-        Some(sp) if sp.add_dummy_prefix => StripLeading::One,
-        _ => StripLeading::Never,
-    }
-}
 
 /// Which special tokens a call means: all of them or a named set.
 #[derive(Debug, Clone)]
@@ -191,7 +92,8 @@ pub struct Tokenizer {
 }
 
 impl Tokenizer {
-    pub fn new(normalizer: Normalizer, pretokenizer: PreTokenizer, model: Model) -> Self {
+    pub fn new(normalizer: Normalizer, pretokenizer: PreTokenizer, model: impl Into<Model>) -> Self {
+        let model = model.into();
         let specials = SpecialTokens::new(model.vocab().specials());
         let decoder = model.decoder(&normalizer, &pretokenizer);
         Tokenizer {
@@ -299,29 +201,17 @@ impl Tokenizer {
         })
     }
 
-    /// Encodes one pre-tokenized piece through the piece cache. Unigram has a cache of its own:
-    /// its cut of a word can depend (through f32 rounding, between near-equal cuts) on the score
-    /// of the text before it — `unigram_base`, carried from piece to piece — as in
-    /// SentencePiece's one lattice over the whole text.
+    /// Encodes one pre-tokenized piece through the piece cache; `carry` goes from piece to piece
+    /// (see `PieceModel::encode_cached`).
     #[inline]
     pub(crate) fn encode_piece(
         &self,
         cache: &mut piece_cache::PieceCache,
         piece: &str,
-        unigram_base: &mut f32,
+        carry: &mut f32,
         out: &mut Vec<u32>,
     ) -> Result<()> {
-        if let Model::Unigram(m) = &*self.model {
-            *unigram_base = m.encode_cached(piece, *unigram_base, out);
-            return Ok(());
-        }
-        if piece.len() <= piece_cache::MAX_PIECE {
-            cache.ids(piece.as_bytes(), out, |out| self.model.encode_piece(piece, out))
-        } else if piece.len() <= piece_cache::MAX_RUN_PIECE && piece.is_ascii() {
-            cache.run_ids(piece.as_bytes(), out, |out| self.model.encode_piece(piece, out))
-        } else {
-            self.model.encode_piece(piece, out)
-        }
+        self.model.encode_cached(cache, piece, carry, out)
     }
 
     /// Encodes many texts on `num_threads` threads (all cores if `None`) of the process's pool
@@ -386,10 +276,9 @@ impl Tokenizer {
 
     /// The Unigram model, or an error naming what needs one.
     fn unigram(&self, what: &str) -> Result<&Unigram> {
-        match self.model() {
-            Model::Unigram(m) => Ok(m),
-            other => Err(Error::config(format!("{what} needs a Unigram model; this one is {}", other.model_type()))),
-        }
+        self.model().as_unigram().ok_or_else(|| {
+            Error::config(format!("{what} needs a Unigram model; this one is {}", self.model().model_type()))
+        })
     }
 
     /// The `n` best cuts of `text` (special-token text is ordinary text) with their scores,
@@ -431,31 +320,15 @@ impl Tokenizer {
         if !(alpha.is_finite() && alpha >= 0.0) {
             return Err(Error::config(format!("alpha must be a finite number >= 0, got {alpha}")));
         }
-        match self.model() {
-            Model::Bpe(_) if alpha > 1.0 => {
-                return Err(Error::config(format!("dropout is a probability between 0 and 1, got {alpha}")))
-            }
-            Model::WordPiece(_) => {
-                return Err(Error::config("sampling needs a Unigram or BPE model; this one is wordpiece"))
-            }
-            _ => {}
-        }
+        self.model().check_sampling(alpha)?;
         let mut rng = SplitMix64(seed);
         let mut uniform = || rng.next_f64();
-        let mut cut = Vec::new();
         let mut out = Vec::with_capacity(text.len() / 3);
         self.for_each_segment(text, allowed, disallowed, &mut out, &mut |text, out| {
             let normalized = self.splitter.normalizer.apply(text);
-            self.splitter.pretokenizer.for_each_piece(&normalized, |piece| match self.model() {
-                Model::Unigram(model) => {
-                    cut.clear();
-                    crate::models::unigram::lattice::sample(model, piece, alpha, &mut uniform, &mut cut);
-                    model.emit(piece, cut.iter().copied(), |id, _| out.push(id));
-                    Ok(())
-                }
-                Model::Bpe(model) => model.encode_piece_dropout(piece, alpha as f64, &mut uniform, out),
-                Model::WordPiece(_) => unreachable!("refused above"),
-            })
+            self.splitter
+                .pretokenizer
+                .for_each_piece(&normalized, |piece| self.model().encode_sampled(piece, alpha, &mut uniform, out))
         })?;
         Ok(out)
     }

@@ -303,8 +303,10 @@ class Tokenizer:
 
         >>> small = tok.truncated(1000)   # doctest: +SKIP
         """
-        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 0:
-            raise _core.ConfigError(f"vocab_size must be a non-negative int, got {vocab_size!r}")
+        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+            raise _core.ConfigError(f"vocab_size must be an int, got {vocab_size!r}")
+        if not 0 <= vocab_size <= self.vocab_size:
+            raise _core.ConfigError(f"vocab_size must be at most this tokenizer's {self.vocab_size}, got {vocab_size}")
         return type(self)(self._core.truncated(vocab_size))
 
     # -- encoding ----------------------------------------------------------------------------

@@ -16,7 +16,7 @@ use crate::models::bpe::{Bpe, BpeOptions};
 use crate::normalize::Normalizer;
 use crate::postprocess::ModelInputs;
 use crate::pretokenize::PreTokenizer;
-use crate::tokenizer::{Model, Tokenizer};
+use crate::tokenizer::Tokenizer;
 use crate::vocab::Vocab;
 use rustc_hash::FxHashMap;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
@@ -270,7 +270,7 @@ impl ByteLevelParts<'_> {
         let model = Bpe::from_merges(vocab, merges, options)?;
         let pretokenizer = PreTokenizer::from_spec(pattern)?;
         let pretokenizer = if keep_gaps { pretokenizer.keeping_gaps() } else { pretokenizer };
-        let mut tok = Tokenizer::new(Normalizer::from_spec(normalizer)?, pretokenizer, Model::Bpe(model));
+        let mut tok = Tokenizer::new(Normalizer::from_spec(normalizer)?, pretokenizer, model);
         inputs.check(tok.vocab())?;
         tok.inputs = inputs;
         Ok(tok)

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::models::bpe::{Bpe, BpeOptions};
 use crate::normalize::Normalizer;
 use crate::pretokenize::PreTokenizer;
-use crate::tokenizer::{Model, Tokenizer};
+use crate::tokenizer::Tokenizer;
 use crate::vocab::Vocab;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
@@ -86,7 +86,7 @@ pub fn ranked_tokenizer(ranks: &[(u32, Vec<u8>)], specials: &[(String, u32)], pa
     }
     let options = BpeOptions { byte_level: true, whole_piece_first: true, ..BpeOptions::default() };
     let model = Bpe::from_ranks(vocab, options)?;
-    Ok(Tokenizer::new(Normalizer::from_spec("none")?, pretokenizer, Model::Bpe(model)))
+    Ok(Tokenizer::new(Normalizer::from_spec("none")?, pretokenizer, model))
 }
 
 #[cfg(test)]

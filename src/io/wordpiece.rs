@@ -7,7 +7,7 @@ use crate::models::wordpiece::WordPiece;
 use crate::normalize::Normalizer;
 use crate::postprocess::ModelInputs;
 use crate::pretokenize::PreTokenizer;
-use crate::tokenizer::{Model, Tokenizer};
+use crate::tokenizer::Tokenizer;
 use crate::vocab::Vocab;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::Path;
@@ -86,7 +86,7 @@ pub fn build(tokens: &[(String, u32)], specials: &[String], settings: WordPieceS
         settings.cleanup,
     )?;
     let normalizer = Normalizer::from_spec(settings.normalizer)?;
-    let mut tok = Tokenizer::new(normalizer, PreTokenizer::from_spec("bert")?, Model::WordPiece(model));
+    let mut tok = Tokenizer::new(normalizer, PreTokenizer::from_spec("bert")?, model);
     settings.inputs.check(tok.vocab())?;
     tok.inputs = settings.inputs;
     Ok(tok)

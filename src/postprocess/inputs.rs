@@ -3,6 +3,7 @@
 
 use super::{Encoding, Padding, PostProcessor, Truncation};
 use crate::error::{Error, Result};
+use crate::models::PieceModel;
 use crate::piece_cache;
 use crate::special::Segment;
 use crate::tokenizer::Tokenizer;

@@ -3,9 +3,10 @@
 use super::callback::detach_reporting;
 use super::errors::to_py;
 use crate::models::bpe::{Bpe, BpeOptions};
+use crate::models::PieceModel;
 use crate::pretokenize::PreTokenizer;
 use crate::serialize;
-use crate::tokenizer::{Model, SpecialSet, Tokenizer};
+use crate::tokenizer::{SpecialSet, Tokenizer};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -35,11 +36,7 @@ impl CoreTokenizer {
     /// token) is also a special token, matched in text as BERT does; what it is to the model is
     /// the unknown token, and that is the kind reported.
     fn unknown_id(&self) -> Option<u32> {
-        match self.inner.model() {
-            Model::WordPiece(w) => Some(w.unk_id()),
-            Model::Bpe(b) => b.unk_id(),
-            Model::Unigram(u) => Some(u.unk_id()),
-        }
+        self.inner.model().unknown_id()
     }
 
     /// A Python list of `ids`.
@@ -86,10 +83,7 @@ impl CoreTokenizer {
 
     /// The BPE model, if this tokenizer's model is BPE.
     pub(crate) fn bpe(&self) -> Option<&Bpe> {
-        match self.inner.model() {
-            Model::Bpe(bpe) => Some(bpe),
-            _ => None,
-        }
+        self.inner.model().as_bpe()
     }
 
     fn bpe_option(&self, f: impl Fn(&BpeOptions) -> bool) -> bool {
@@ -341,9 +335,9 @@ impl CoreTokenizer {
     /// Merges in rank order as token bytes (implied by the ranks for tiktoken vocabularies).
     fn merges<'py>(&self, py: Python<'py>) -> PyResult<Vec<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)>> {
         let vocab = self.inner.vocab();
-        self.bpe()
-            .map(serialize::merge_list)
-            .unwrap_or_default()
+        self.inner
+            .model()
+            .merge_list()
             .into_iter()
             .map(|(l, r)| {
                 Ok((
@@ -361,7 +355,7 @@ impl CoreTokenizer {
     }
 
     fn merge_ids(&self) -> Vec<(u32, u32)> {
-        self.bpe().map(serialize::merge_list).unwrap_or_default()
+        self.inner.model().merge_list()
     }
 
     /// Ids as little-endian u32 bytes (for `encode_to_numpy`, without a list in between).
@@ -394,23 +388,7 @@ impl CoreTokenizer {
 
     /// The model's options (not its tokens) as JSON: what `model_config()` shows in Python.
     fn model_config_json(&self) -> String {
-        let config = match self.inner.model() {
-            Model::Bpe(b) => {
-                let o = b.options();
-                serde_json::json!({"type": "bpe", "byte_level": o.byte_level,
-                    "end_of_word_suffix": o.end_of_word_suffix, "unk_token": o.unk_token,
-                    "whole_piece_first": o.whole_piece_first, "rank_based": b.is_rank_based(),
-                    "byte_fallback": o.byte_fallback, "fuse_unk": o.fuse_unk,
-                    "sentencepiece": b.sentencepiece().is_some()})
-            }
-            Model::WordPiece(w) => serde_json::json!({"type": "wordpiece", "unk_token": w.unk_token(),
-                "continuing_subword_prefix": w.prefix(),
-                "max_input_chars_per_word": w.max_input_chars_per_word(), "decoder_cleanup": w.cleanup()}),
-            Model::Unigram(u) => serde_json::json!({"type": "unigram",
-                "unk_token": String::from_utf8_lossy(u.vocab().token_bytes(u.unk_id()).unwrap_or_default()),
-                "byte_fallback": u.byte_fallback(), "user_defined": u.user_defined(),
-                "unknown_surface": u.unknown_surface()}),
-        };
+        let config = self.inner.model().config();
         config.to_string()
     }
 
@@ -465,10 +443,10 @@ impl CoreTokenizer {
 
     #[getter]
     fn unk_token(&self) -> Option<String> {
-        match self.inner.model() {
-            Model::Bpe(b) => b.options().unk_token.clone(),
-            Model::WordPiece(w) => Some(w.unk_token().to_string()),
-            Model::Unigram(u) => u.vocab().token_bytes(u.unk_id()).ok().map(|b| String::from_utf8_lossy(b).into()),
+        match self.bpe() {
+            // A character-level BPE names its unknown token even when no id holds it.
+            Some(b) => b.options().unk_token.clone(),
+            None => self.inner.model().unk_token(),
         }
     }
 
@@ -499,11 +477,7 @@ impl CoreTokenizer {
     /// priority.
     fn score(&self, id: u32) -> Option<f32> {
         self.inner.vocab().kind(id)?;
-        match self.inner.model() {
-            Model::Unigram(u) => Some(u.score(id)),
-            Model::Bpe(b) => b.sentencepiece().map(|sp| sp.scores().get(id as usize).copied().unwrap_or(0.0)),
-            Model::WordPiece(_) => None,
-        }
+        self.inner.model().score(id)
     }
 
     /// The `n` best cuts of `text` with their scores (Unigram).

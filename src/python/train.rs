@@ -10,7 +10,7 @@ use crate::models::bpe::BpeOptions;
 use crate::normalize::Normalizer;
 use crate::pretokenize::PreTokenizer;
 use crate::special::SpecialTokens;
-use crate::tokenizer::{Model, Tokenizer};
+use crate::tokenizer::Tokenizer;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use std::path::PathBuf;
@@ -325,9 +325,5 @@ pub fn train_bpe(
         }
     })?;
     let splitter = &counter.splitter;
-    Ok(CoreTokenizer::new(Tokenizer::new(
-        splitter.normalizer.clone(),
-        splitter.pretokenizer.clone(),
-        Model::Bpe(model),
-    )))
+    Ok(CoreTokenizer::new(Tokenizer::new(splitter.normalizer.clone(), splitter.pretokenizer.clone(), model)))
 }

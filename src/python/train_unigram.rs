@@ -9,7 +9,7 @@ use crate::models::unigram::layout::UnigramTokens;
 use crate::models::unigram::train::{self, UnigramProgress, UnigramTrainConfig};
 use crate::normalize::Normalizer;
 use crate::pretokenize::PreTokenizer;
-use crate::tokenizer::{Model, Tokenizer};
+use crate::tokenizer::Tokenizer;
 use pyo3::prelude::*;
 
 #[pyfunction]
@@ -57,7 +57,7 @@ pub fn train_unigram(
     let tokens = UnigramTokens { unk_token, control_tokens, special_tokens, byte_fallback };
     py.detach(|| {
         let model = tokens.model(trained)?;
-        Ok(Tokenizer::new(normalizer, pretokenizer, Model::Unigram(model)))
+        Ok(Tokenizer::new(normalizer, pretokenizer, model))
     })
     .map(CoreTokenizer::new)
     .map_err(to_py)

@@ -10,6 +10,7 @@
 mod backtrack;
 mod edges;
 pub mod encode;
+pub mod file;
 mod long_word;
 mod merge_state;
 mod ranked;
@@ -19,7 +20,10 @@ mod truncate;
 
 pub use sentencepiece::SentencePieceParts;
 
+use crate::decoder::Decoder;
 use crate::error::{Error, Result};
+use crate::normalize::Normalizer;
+use crate::pretokenize::PreTokenizer;
 use crate::vocab::Vocab;
 use rustc_hash::FxHashMap;
 
@@ -229,5 +233,76 @@ impl Bpe {
             Some(suffix) if bytes.ends_with(suffix.as_bytes()) => Some(bytes.len() - suffix.len()),
             _ => Some(bytes.len()),
         }
+    }
+}
+
+impl super::PieceModel for Bpe {
+    fn vocab(&self) -> &Vocab {
+        &self.vocab
+    }
+    fn model_type(&self) -> &'static str {
+        "bpe"
+    }
+    #[inline]
+    fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
+        Bpe::encode_piece(self, piece, out)
+    }
+    fn piece_lens(&self, piece: &str, ids: &[u32], _carry: f32) -> Option<Vec<usize>> {
+        Bpe::piece_lens(self, piece, ids)
+    }
+    /// SentencePiece BPE spells spaces as `▁`; an end-of-word suffix stands for a space (or
+    /// nothing, where the pieces kept their whitespace); otherwise tokens are bytes.
+    fn decoder(&self, normalizer: &Normalizer, pretokenizer: &PreTokenizer) -> Decoder {
+        if let Some(sp) = self.sentencepiece() {
+            return Decoder::Metaspace {
+                unknown_surface: sp.unknown_surface().to_string(),
+                strip_leading: super::strip_leading(normalizer),
+            };
+        }
+        match &self.options.end_of_word_suffix {
+            Some(suffix) => Decoder::Suffix {
+                suffix: suffix.clone(),
+                replacement: if pretokenizer.pieces_keep_whitespace() { "" } else { " " },
+            },
+            None => Decoder::Bytes,
+        }
+    }
+    fn unknown_id(&self) -> Option<u32> {
+        self.unk_id()
+    }
+    fn score(&self, id: u32) -> Option<f32> {
+        self.sentencepiece().map(|sp| sp.scores().get(id as usize).copied().unwrap_or(0.0))
+    }
+    fn config(&self) -> serde_json::Value {
+        let o = &self.options;
+        serde_json::json!({"type": "bpe", "byte_level": o.byte_level,
+            "end_of_word_suffix": o.end_of_word_suffix, "unk_token": o.unk_token,
+            "whole_piece_first": o.whole_piece_first, "rank_based": self.is_rank_based(),
+            "byte_fallback": o.byte_fallback, "fuse_unk": o.fuse_unk,
+            "sentencepiece": self.sentencepiece().is_some()})
+    }
+    /// The model's list, or the one its ranks or scores imply.
+    fn merge_list(&self) -> Vec<(u32, u32)> {
+        if self.is_rank_based() || self.sentencepiece().is_some() {
+            self.ranked_pairs().into_iter().map(|(l, r, _)| (l, r)).collect()
+        } else {
+            self.merges().to_vec()
+        }
+    }
+    /// BPE-dropout: each merge skipped with probability `alpha`.
+    fn encode_sampled(
+        &self,
+        piece: &str,
+        alpha: f32,
+        uniform: &mut dyn FnMut() -> f64,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        self.encode_piece_dropout(piece, alpha as f64, &mut { uniform }, out)
+    }
+    fn check_sampling(&self, alpha: f32) -> Result<()> {
+        if alpha > 1.0 {
+            return Err(Error::config(format!("dropout is a probability between 0 and 1, got {alpha}")));
+        }
+        Ok(())
     }
 }

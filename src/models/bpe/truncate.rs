@@ -4,6 +4,7 @@
 
 use super::Bpe;
 use crate::error::{Error, Result};
+use crate::models::PieceModel;
 use crate::tokenizer::{Model, Tokenizer};
 use crate::vocab::Vocab;
 use rustc_hash::FxHashSet;

@@ -8,12 +8,16 @@
 //! (`<0xE3>` …). User-defined pieces always win where they match: their score grows with their
 //! length past anything ordinary pieces can reach.
 
+pub mod file;
 pub mod lattice;
 pub mod layout;
 pub mod seeds;
 pub mod train;
 
+use crate::decoder::Decoder;
 use crate::error::{Error, Result};
+use crate::normalize::Normalizer;
+use crate::pretokenize::PreTokenizer;
 use crate::trie::CharTrie;
 use crate::vocab::{TokenKind, Vocab};
 use rustc_hash::FxHashSet;
@@ -326,6 +330,72 @@ pub(crate) fn utf8_len(lead: u8) -> usize {
         0xC0..=0xDF => 2,
         0xE0..=0xEF => 3,
         _ => 4,
+    }
+}
+
+impl super::PieceModel for Unigram {
+    fn vocab(&self) -> &Vocab {
+        &self.vocab
+    }
+    fn model_type(&self) -> &'static str {
+        "unigram"
+    }
+    #[inline]
+    fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
+        Unigram::encode_piece(self, piece, out);
+        Ok(())
+    }
+    /// Unigram keeps a cache of its own: its cut of a word can depend (through f32 rounding,
+    /// between near-equal cuts) on the score of the text before it — `carry`, passed from
+    /// piece to piece — as in SentencePiece's one lattice over the whole text.
+    #[inline]
+    fn encode_cached(
+        &self,
+        _cache: &mut crate::piece_cache::PieceCache,
+        piece: &str,
+        carry: &mut f32,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        *carry = Unigram::encode_cached(self, piece, *carry, out);
+        Ok(())
+    }
+    fn piece_lens(&self, piece: &str, ids: &[u32], carry: f32) -> Option<Vec<usize>> {
+        Unigram::piece_lens(self, piece, ids, carry)
+    }
+    fn decoder(&self, normalizer: &Normalizer, _pretokenizer: &PreTokenizer) -> Decoder {
+        Decoder::Metaspace {
+            unknown_surface: self.unknown_surface().to_string(),
+            strip_leading: super::strip_leading(normalizer),
+        }
+    }
+    fn unknown_id(&self) -> Option<u32> {
+        Some(self.unk_id())
+    }
+    fn score(&self, id: u32) -> Option<f32> {
+        Some(Unigram::score(self, id))
+    }
+    fn config(&self) -> serde_json::Value {
+        serde_json::json!({"type": "unigram",
+            "unk_token": String::from_utf8_lossy(self.vocab.token_bytes(self.unk_id()).unwrap_or_default()),
+            "byte_fallback": self.byte_fallback(), "user_defined": self.user_defined(),
+            "unknown_surface": self.unknown_surface()})
+    }
+    /// Subword regularization: the cut drawn with probability proportional to exp(`alpha` ×
+    /// score).
+    fn encode_sampled(
+        &self,
+        piece: &str,
+        alpha: f32,
+        uniform: &mut dyn FnMut() -> f64,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        let mut cut = Vec::new();
+        lattice::sample(self, piece, alpha, &mut { uniform }, &mut cut);
+        self.emit(piece, cut.into_iter(), |id, _| out.push(id));
+        Ok(())
+    }
+    fn check_sampling(&self, _alpha: f32) -> Result<()> {
+        Ok(())
     }
 }
 

@@ -3,9 +3,13 @@
 //! word that cannot be covered this way, or is longer than `max_input_chars_per_word`, is the
 //! unknown token as a whole.
 
+pub mod file;
 pub mod train;
 
+use crate::decoder::Decoder;
 use crate::error::{Error, Result};
+use crate::normalize::Normalizer;
+use crate::pretokenize::PreTokenizer;
 use crate::vocab::Vocab;
 
 #[derive(Debug, Clone)]
@@ -129,6 +133,49 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
+}
+
+impl super::PieceModel for WordPiece {
+    fn vocab(&self) -> &Vocab {
+        &self.vocab
+    }
+    fn model_type(&self) -> &'static str {
+        "wordpiece"
+    }
+    #[inline]
+    fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
+        self.encode_word(piece, out, None);
+        Ok(())
+    }
+    /// The first token covers its own length, each continuation its length without the prefix;
+    /// the unknown token covers the whole word.
+    fn piece_lens(&self, piece: &str, ids: &[u32], _carry: f32) -> Option<Vec<usize>> {
+        if ids == [self.unk_id] {
+            return Some(vec![piece.len()]);
+        }
+        let prefix = self.prefix.len();
+        ids.iter()
+            .enumerate()
+            .map(|(i, &id)| {
+                let len = self.vocab.token_bytes(id).ok()?.len();
+                Some(if i == 0 { len } else { len.checked_sub(prefix)? })
+            })
+            .collect()
+    }
+    fn decoder(&self, _normalizer: &Normalizer, _pretokenizer: &PreTokenizer) -> Decoder {
+        Decoder::WordPiece { prefix: self.prefix.clone(), cleanup: self.cleanup }
+    }
+    fn unknown_id(&self) -> Option<u32> {
+        Some(self.unk_id)
+    }
+    fn score(&self, _id: u32) -> Option<f32> {
+        None
+    }
+    fn config(&self) -> serde_json::Value {
+        serde_json::json!({"type": "wordpiece", "unk_token": self.unk_token,
+            "continuing_subword_prefix": self.prefix,
+            "max_input_chars_per_word": self.max_input_chars_per_word, "decoder_cleanup": self.cleanup})
+    }
 }
 
 #[cfg(test)]
