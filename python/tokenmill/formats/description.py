@@ -17,7 +17,7 @@ from typing import Any
 
 from tokenmill import _checks, _core
 
-FORMAT_VERSION = 3
+FORMAT_VERSION: int = _core.FORMAT_VERSION  # the one Rust writes and reads up to
 _MAX_ID = _checks.MAX_ID
 
 
