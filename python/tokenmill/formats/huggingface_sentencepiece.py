@@ -73,8 +73,8 @@ from typing import Any
 from tokenmill import _core, model_inputs
 from tokenmill._files import write_atomically
 from tokenmill.formats import huggingface as hf
-from tokenmill.formats.description import FORMAT_VERSION
 from tokenmill.formats import sentencepiece as spm
+from tokenmill.formats.description import FORMAT_VERSION
 from tokenmill.formats.sentencepiece_tokenizer import METASPACE
 
 _BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")
