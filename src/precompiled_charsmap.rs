@@ -29,9 +29,9 @@ const VALUE: u32 = 1 << 31;
 /// sentencepiece keeps the first 32 keys that prefix the text at a position (`commonPrefixSearch`
 /// into a fixed array, `kMaxTrieResultsSize`) and picks the longest of those.
 const MAX_MATCHES: usize = 32;
-/// The longest key a map may hold. Real maps' keys are a few characters (`nmt_nfkc`'s longest
-/// is 27 bytes); the bound keeps a hostile chain of 25,000 nodes from costing 25,000 steps at
-/// every position of the text.
+/// The longest key a map may hold. Real maps' keys are a few characters (`nmt_nfkc`'s and
+/// `nfkc_cf`'s longest are 12 bytes); the bound keeps a hostile chain of 25,000 nodes from
+/// costing 25,000 steps at every position of the text.
 pub const MAX_KEY_BYTES: u32 = 1024;
 
 /// A validated precompiled character map. Clones share the blob.
