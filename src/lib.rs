@@ -3,7 +3,8 @@
 //! The data path, one module per stage:
 //! `normalize` → `special` (split out special tokens) → `pretokenize` → `count` (training) →
 //! `models::{bpe, wordpiece}` (training and the per-piece encoders) → `tokenizer::Tokenizer` →
-//! `postprocess` (model inputs) and `decoder`; `serialize` saves and loads.
+//! `postprocess` (model inputs) and `decoder`; `serialize` saves and loads; `sentencepiece_model`
+//! reads `.model` files (their character map walked as it is by `precompiled_charsmap`).
 //! Only `python` (behind the `python` cargo feature) knows about Python.
 
 pub mod charset;
@@ -14,8 +15,8 @@ pub mod models;
 pub mod normalize;
 pub mod normalize_sentencepiece;
 pub mod piece_cache;
-pub mod precompiled_charsmap;
 pub mod postprocess;
+pub mod precompiled_charsmap;
 pub mod pretokenize;
 pub mod read;
 pub mod sentencepiece_model;

@@ -275,7 +275,8 @@ pub mod base64_field {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PrecompiledCharsmap>, D::Error> {
         use serde::de::Error;
         let Some(text) = Option::<String>::deserialize(d)? else { return Ok(None) };
-        let blob = BASE64.decode(text).map_err(|e| D::Error::custom(format!("precompiled_charsmap: bad base64: {e}")))?;
+        let blob =
+            BASE64.decode(text).map_err(|e| D::Error::custom(format!("precompiled_charsmap: bad base64: {e}")))?;
         PrecompiledCharsmap::new(&blob).map(Some).map_err(|e| D::Error::custom(format!("precompiled_charsmap: {e}")))
     }
 }
