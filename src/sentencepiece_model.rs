@@ -25,7 +25,6 @@ use crate::pretokenize::PreTokenizer;
 use crate::tokenizer::{Model, Tokenizer};
 use crate::vocab::{byte_spelling, TokenKind, Vocab};
 use prost::Message;
-use rustc_hash::FxHashMap;
 use std::path::Path;
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -113,15 +112,14 @@ pub fn read(data: &[u8], path: &Path) -> Result<Tokenizer> {
     let mut user_defined = Vec::new();
     let mut unknown = None;
     let mut has_unused = false;
-    let mut seen: FxHashMap<&str, u32> = FxHashMap::default();
-    seen.reserve(pieces.len());
     for (i, p) in pieces.iter().enumerate() {
         let id = i as u32;
         let text = p.piece.as_deref().unwrap_or("");
         if text.is_empty() {
             return Err(bad(format!("piece {i} is empty")));
         }
-        if let Some(first) = seen.insert(text, id) {
+        // The vocabulary's own tables find a piece seen before, of either sort.
+        if let Some(first) = vocab.id(text.as_bytes()).or_else(|| vocab.kind_id(text)) {
             return Err(bad(format!("piece {text:?} appears twice (ids {first} and {i})")));
         }
         let score = p.score.unwrap_or(0.0);
