@@ -12,7 +12,8 @@ each format, side by side in interleaved rounds of one run; prints each time and
   `tiktoken.Encoding` (what `tiktoken.get_encoding` does with a cached file).
 
 Each round loads each file once per library, in alternating order; the ratio is the median of
-the per-round ratios.
+the per-round ratios. SentencePiece `.model` files have a script of their own,
+`compare_load_sentencepiece.py` (its models are trained at bench time).
 """
 
 from __future__ import annotations

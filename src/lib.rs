@@ -2,8 +2,11 @@
 //!
 //! The data path, one module per stage:
 //! `normalize` → `special` (split out special tokens) → `pretokenize` → `count` (training) →
-//! `models::{bpe, wordpiece}` (training and the per-piece encoders) → `tokenizer::Tokenizer` →
-//! `postprocess` (model inputs) and `decoder`; `serialize` saves and loads.
+//! `models` (`PieceModel`: BPE, WordPiece, Unigram — training, the per-piece encoders, their part
+//! of the file) → `tokenizer::Tokenizer` → `postprocess` (model inputs), `decoder` and
+//! `decode_stream`; `serialize` saves and loads tokenmill's own files; `io` reads other
+//! libraries' files (`tokenizer.json`, `.model` — its character map walked as it is by
+//! `precompiled_charsmap` — `.tiktoken`, `vocab.txt`, GPT-2's pair).
 //! Only `python` (behind the `python` cargo feature) knows about Python.
 
 pub mod charset;
@@ -17,6 +20,7 @@ pub mod normalize;
 pub mod normalize_sentencepiece;
 pub mod piece_cache;
 pub mod postprocess;
+pub mod precompiled_charsmap;
 pub mod pretokenize;
 pub mod read;
 pub mod serialize;

@@ -3,10 +3,15 @@
 //! its whitespace rules: leading, trailing and repeated spaces dropped, a `▁` put in front of
 //! the text (the dummy prefix), and every space written as `▁`.
 //!
+//! The rules come from one of two places: a list of (source, replacement) pairs, or the
+//! `.model` file's precompiled character map used as it is (`precompiled_charsmap`); both are
+//! applied by longest match at each position.
+//!
 //! It keeps where each output byte came from, so offsets reach the original text.
 
 use crate::decoder::METASPACE;
 use crate::normalize::Alignment;
+use crate::precompiled_charsmap::{self, PrecompiledCharsmap};
 use crate::trie::CharTrie;
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +28,10 @@ pub struct SentencePieceNormalizerSpec {
     pub escape_whitespaces: bool,
     #[serde(default)]
     pub treat_whitespace_as_suffix: bool,
+    /// SentencePiece's own rule table (format version 4), kept as the `.model` file had it
+    /// rather than expanded into `rules`; a spec has one or the other.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "precompiled_charsmap::base64_field")]
+    pub precompiled_charsmap: Option<PrecompiledCharsmap>,
 }
 
 impl SentencePieceNormalizerSpec {
@@ -36,6 +45,7 @@ impl SentencePieceNormalizerSpec {
             remove_extra_whitespaces: true,
             escape_whitespaces: true,
             treat_whitespace_as_suffix: false,
+            precompiled_charsmap: None,
         }
     }
 
@@ -67,6 +77,11 @@ impl SentencePieceNormalizer {
         let keep = CharTrie::new(spec.keep.iter().enumerate().map(|(i, k)| (k.as_str(), i as u32)));
         let mut plain_ascii = [true; 128];
         plain_ascii[b' ' as usize] = false;
+        if let Some(map) = &spec.precompiled_charsmap {
+            for (plain, starts) in plain_ascii.iter_mut().zip(map.ascii_key_starts()) {
+                *plain &= !starts;
+            }
+        }
         for key in spec.rules.iter().map(|r| r.0.as_bytes()).chain(spec.keep.iter().map(|k| k.as_bytes())) {
             if let Some(&b) = key.first().filter(|b| b.is_ascii()) {
                 if key.get(1).is_none_or(u8::is_ascii) {
@@ -88,7 +103,11 @@ impl SentencePieceNormalizer {
                 return (&text[..len], len);
             }
         }
-        if let Some((len, rule)) = self.rules.longest_prefix(text) {
+        if let Some(map) = &self.spec.precompiled_charsmap {
+            if let Some((len, replacement)) = map.longest_match(text) {
+                return (replacement, len);
+            }
+        } else if let Some((len, rule)) = self.rules.longest_prefix(text) {
             return (&self.spec.rules[rule as usize].1, len);
         }
         let len = text.chars().next().map_or(0, char::len_utf8);
@@ -207,6 +226,7 @@ mod tests {
             remove_extra_whitespaces: extra,
             escape_whitespaces: true,
             treat_whitespace_as_suffix: false,
+            precompiled_charsmap: None,
         })
     }
 

@@ -14,8 +14,10 @@
 //! `max_input_chars_per_word`, `decoder_cleanup`) and `model_inputs`; version 3 adds the
 //! `unigram` model (`scores` by id, `user_defined`, `byte_fallback`, `unknown_surface`), tokens of
 //! other kinds (`other_tokens`: `[text, id, kind]` for control, unknown, byte and unused tokens)
-//! and the SentencePiece normalizer (`sentencepiece_normalizer`). Older files load as they always
-//! did, and a file of a newer version is refused rather than half read.
+//! and the SentencePiece normalizer (`sentencepiece_normalizer`); version 4 lets that normalizer
+//! hold a `.model` file's character map as it is (`precompiled_charsmap`, base64) instead of
+//! `rules`. Older files load as they always did, and a file of a newer version is refused
+//! rather than half read.
 
 use crate::error::{Error, Result};
 use crate::models::file::{FileModel, OtherTokens};
@@ -30,7 +32,7 @@ use std::io::Write;
 use std::path::Path;
 
 pub const FORMAT: &str = "tokenmill";
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 #[derive(Serialize, Deserialize)]
 struct File {
@@ -111,6 +113,9 @@ fn assemble(file: File) -> Result<Tokenizer> {
     let model = file.model.into_model(others)?;
     let mut normalizer = Normalizer::from_spec(&file.normalizer)?;
     if let Some(spec) = file.sentencepiece_normalizer {
+        if spec.precompiled_charsmap.is_some() && !spec.rules.is_empty() {
+            return Err(Error::config("a SentencePiece normalizer has rules or a precompiled_charsmap, not both"));
+        }
         normalizer = normalizer.with_sentencepiece(spec);
     }
     let mut tok = Tokenizer::new(normalizer, pretokenizer, model);

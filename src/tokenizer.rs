@@ -89,6 +89,10 @@ pub struct Tokenizer {
     pub(crate) cache_owner: u64,
     /// What turns ids into model inputs (`postprocess`): template, truncation, padding.
     pub inputs: ModelInputs,
+    /// The SentencePiece `.model` file this tokenizer was read from, so that saving it as one
+    /// gives that very file back. Nothing changes a tokenizer's model after `new`; a clone with
+    /// other `inputs` (which a `.model` file has no place for) keeps it.
+    sentencepiece_source: Option<std::sync::Arc<[u8]>>,
 }
 
 impl Tokenizer {
@@ -102,7 +106,19 @@ impl Tokenizer {
             decoder,
             cache_owner: piece_cache::next_owner_id(),
             inputs: ModelInputs::default(),
+            sentencepiece_source: None,
         }
+    }
+
+    /// This tokenizer, remembering that it was read from the SentencePiece model `file`.
+    pub fn with_sentencepiece_source(mut self, file: std::sync::Arc<[u8]>) -> Self {
+        self.sentencepiece_source = Some(file);
+        self
+    }
+
+    /// The SentencePiece model file this tokenizer was read from, if it was.
+    pub fn sentencepiece_source(&self) -> Option<&std::sync::Arc<[u8]>> {
+        self.sentencepiece_source.as_ref()
     }
 
     pub fn model(&self) -> &Model {

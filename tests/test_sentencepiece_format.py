@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 spm = pytest.importorskip("sentencepiece")
 
 from conftest import MULTILINGUAL  # noqa: E402
+from reference_sentencepiece import charsmap_rules, normalize_reference  # noqa: E402
 
 from tokenmill import _core  # noqa: E402
 from tokenmill.formats.sentencepiece import (  # noqa: E402
@@ -28,9 +29,7 @@ from tokenmill.formats.sentencepiece import (  # noqa: E402
     PieceType,
     SentencePieceModel,
     build_charsmap,
-    charsmap_rules,
     model_bytes,
-    normalize_reference,
     read_model,
     write_model,
 )

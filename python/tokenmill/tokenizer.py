@@ -51,14 +51,9 @@ class Tokenizer:
     'hello world'
     """
 
-    __slots__ = ("_core", "_settings", "_call_cores", "_chat", "_sentencepiece")
+    __slots__ = ("_core", "_settings", "_call_cores", "_chat")
 
-    def __init__(
-        self,
-        core: _core.CoreTokenizer,
-        chat: dict[str, Any] | None = None,
-        sentencepiece: tuple[bytes, str] | None = None,
-    ) -> None:
+    def __init__(self, core: _core.CoreTokenizer, chat: dict[str, Any] | None = None) -> None:
         self._core = core
         # The core's model-input settings as Python values, read once (see `model_inputs.current`).
         self._settings: dict[str, Any] | None = None
@@ -66,9 +61,6 @@ class Tokenizer:
         self._call_cores: dict[tuple[object, ...], _core.CoreTokenizer] = {}
         # The chat template and the special-token names it uses (bos_token, eos_token, ...).
         self._chat: dict[str, Any] = dict(chat or {})
-        # The SentencePiece file this tokenizer was read from, and the fingerprint of what it
-        # held: `save_sentencepiece` writes that file back while nothing has changed.
-        self._sentencepiece = sentencepiece
 
     # -- files -------------------------------------------------------------------------------
     @classmethod
@@ -265,11 +257,7 @@ class Tokenizer:
         """
         from tokenmill.formats import sentencepiece_tokenizer
 
-        if isinstance(path, (bytes, bytearray)):
-            core, source = sentencepiece_tokenizer.read("<bytes>", bytes(path))
-        else:
-            core, source = sentencepiece_tokenizer.read(str(path), path)
-        return cls(core, sentencepiece=source)
+        return cls(sentencepiece_tokenizer.read(path))
 
     def save_sentencepiece(self, path: str | os.PathLike[str]) -> None:
         """Writes a Unigram tokenizer as a SentencePiece `.model` file, which
@@ -284,7 +272,7 @@ class Tokenizer:
         """
         from tokenmill.formats import sentencepiece_tokenizer
 
-        sentencepiece_tokenizer.write(path, self._core, self._sentencepiece)
+        sentencepiece_tokenizer.write(path, self._core)
 
     @classmethod
     def from_gpt2(cls, vocab_path: str | os.PathLike[str], merges_path: str | os.PathLike[str]) -> Tokenizer:
@@ -902,8 +890,8 @@ class Tokenizer:
             self._chat[name] = _checks.text(name, value)
 
     # -- Python protocols --------------------------------------------------------------------
-    def __reduce__(self) -> tuple[object, tuple[str, dict[str, Any], tuple[bytes, str] | None]]:
-        return (_from_json, (self._core.to_json(), self._chat, self._sentencepiece))
+    def __reduce__(self) -> tuple[object, tuple[str, dict[str, Any], bytes | None]]:
+        return (_from_json, (self._core.to_json(), self._chat, self._core.sentencepiece_source()))
 
     def __repr__(self) -> str:
         if self.model_type == "wordpiece":
@@ -955,7 +943,11 @@ def _special_pairs(special_tokens: Mapping[str, int]) -> list[tuple[str, int]]:
     return pairs
 
 
-def _from_json(
-    text: str, chat: dict[str, Any] | None = None, sentencepiece: tuple[bytes, str] | None = None
-) -> Tokenizer:
-    return Tokenizer(_core.CoreTokenizer.from_json(text), chat, sentencepiece)
+def _from_json(text: str, chat: dict[str, Any] | None = None, sentencepiece: object = None) -> Tokenizer:
+    """A pickled tokenizer. `sentencepiece` is the `.model` file it was read from, pickled with
+    the very description `text`; pickles of earlier versions held (bytes, digest of the
+    description) there, which is dropped: `save_sentencepiece` then rebuilds the file."""
+    core = _core.CoreTokenizer.from_json(text)
+    if isinstance(sentencepiece, bytes):
+        core = core.with_sentencepiece_source(sentencepiece)
+    return Tokenizer(core, chat)

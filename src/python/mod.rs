@@ -7,6 +7,7 @@ mod decode_stream;
 mod errors;
 mod huggingface;
 mod inputs;
+mod sentencepiece;
 mod tiktoken;
 mod tokenizer;
 mod train;
@@ -31,7 +32,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(huggingface::gpt2_files, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::count_pieces, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::count_words, m)?)?;
+    m.add_function(wrap_pyfunction!(sentencepiece::charsmap_starts_key, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("FORMAT_VERSION", crate::serialize::VERSION)?;
     m.add("PRESET_NAMES", crate::pretokenize::PRESET_NAMES.to_vec())?;
     m.add("PRESET_PATTERNS", crate::pretokenize::preset_patterns())?;
     m.add_function(wrap_pyfunction!(preset_for_pattern, m)?)?;

@@ -67,6 +67,7 @@ import base64
 import json
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 from tokenmill import _core, model_inputs
@@ -95,8 +96,22 @@ _DUMMY_PREFIX = {"type": "Prepend", "prepend": METASPACE}
 _DUMMY_SUFFIX = _replace(_regex(r"\z"), METASPACE)  # a Replace of the empty match at the end: none on ""
 
 
-def _normalizers(spec: dict[str, Any], precompiled: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The normalizers for SentencePiece's flags in `spec` after the map step `precompiled`.
+def _rule_starts(spec: dict[str, Any]) -> Callable[[str], bool]:
+    """Whether some rule of the SentencePiece normalizer `spec` (its rules, or the precompiled
+    map it keeps) has a key starting with a given text."""
+    kept = spec.get("precompiled_charsmap")
+    if kept:
+        blob = base64.b64decode(kept)
+        return lambda prefix: _core.charsmap_starts_key(blob, prefix)
+    keys = [key for key, _ in spec.get("rules", [])]
+    return lambda prefix: any(key.startswith(prefix) for key in keys)
+
+
+def _normalizers(
+    spec: dict[str, Any], precompiled: dict[str, Any] | None, rule_starts: Callable[[str], bool]
+) -> list[dict[str, Any]]:
+    """The normalizers for SentencePiece's flags in `spec` after the map step `precompiled`,
+    whose keys `rule_starts` knows.
     Without the removal of extra spaces, SentencePiece adds the dummy prefix to any text that is
     not empty, even one the map deletes entirely: the prefix then goes before the map."""
     steps = _whitespace_steps(spec)
@@ -105,9 +120,8 @@ def _normalizers(spec: dict[str, Any], precompiled: dict[str, Any] | None) -> li
         return mapped
     # The dummy must pass the map unchanged: a space (escaped with the others) or a ▁ that starts
     # no rule's key. (nmt_nfkc maps ▁ to a space, and no key of it starts with a space.)
-    keys = [key for key, _ in spec.get("rules", [])]
     for dummy in (" ", METASPACE) if spec["escape_whitespaces"] else (" ",):
-        if not any(key.startswith(dummy) for key in keys):
+        if not rule_starts(dummy):
             if spec.get("treat_whitespace_as_suffix"):
                 return [_replace(_regex(r"\z"), dummy), *mapped[:-1]]
             return [{"type": "Prepend", "prepend": dummy}, *mapped[:-1]]
@@ -170,10 +184,13 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
         "escape_whitespaces": False,
     }
     precompiled = None
-    if spec["rules"]:
-        charsmap = spm.build_charsmap(dict(spec["rules"]))
-        precompiled = {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(charsmap).decode("ascii")}
-    normalizers = _normalizers(spec, precompiled)
+    # The map read from a `.model` file as it was; rules go into a map built here.
+    charsmap = spec.get("precompiled_charsmap")
+    if not charsmap and spec["rules"]:
+        charsmap = base64.b64encode(spm.build_charsmap(dict(spec["rules"]))).decode("ascii")
+    if charsmap:
+        precompiled = {"type": "Precompiled", "precompiled_charsmap": charsmap}
+    normalizers = _normalizers(spec, precompiled, _rule_starts(spec))
     pretokenizer = doc["pretokenizer"]
     if pretokenizer not in ("metaspace", "metaspace_suffix", "none") or doc.get("pretokenizer_keeps_gaps"):
         raise _core.ConfigError(f"pre-tokenizer {pretokenizer!r} before a Unigram model has no Hugging Face form here")
@@ -286,12 +303,12 @@ def _step_name(step: dict[str, Any]) -> str:
 def _whitespace_shape(
     normalizers: list[dict[str, Any]],
     precompiled: dict[str, Any] | None,
-    rules: list[str],
+    rule_starts: Callable[[str], bool],
     pre: list[dict[str, Any]],
     where: str,
 ) -> tuple[dict[str, bool], str]:
     """SentencePiece's flags and tokenmill's pre-tokenizer for a file's normalizers (its map
-    step is `precompiled`, with the keys `rules`) and pre-tokenizers.
+    step is `precompiled`, whose keys `rule_starts` knows) and pre-tokenizers.
 
     - tokenmill's own steps (`_whitespace_steps`) with `Metaspace(prepend_scheme="never")` or
       no pre-tokenizer: exact.
@@ -320,7 +337,7 @@ def _whitespace_shape(
                 for escape in (False, True):
                     for suffix in (False, True) if dummy else (False,):
                         flags = _flags(dummy, remove, escape, suffix)
-                        expected = _normalizers({**flags, "rules": [(key, "") for key in rules]}, precompiled)
+                        expected = _normalizers(flags, precompiled, rule_starts)
                         if normalizers == expected and (escape or not metaspaces):
                             return flags, pretokenizer
     elif scheme in ("always", "first"):
@@ -367,15 +384,18 @@ def read_tokenizer_json(data: dict[str, Any], where: str) -> _core.CoreTokenizer
     maps = [step for step in steps if step.get("type") == "Precompiled"]
     if len(maps) > 1:
         raise _core.FormatError(f"{where}: more than one Precompiled normalizer is not supported")
-    rules: dict[str, str] = {}
-    if maps:
+    # The map is kept as it is (the normalizer walks it), not expanded into rules.
+    blob = base64.b64decode(maps[0].get("precompiled_charsmap") or "") if maps else b""
+    starts: dict[str, bool] = {}
+    if blob:
         try:
-            rules = spm.charsmap_rules(base64.b64decode(maps[0].get("precompiled_charsmap") or ""))
+            starts = {prefix: _core.charsmap_starts_key(blob, prefix) for prefix in (" ", METASPACE)}
         except _core.FormatError as e:
             raise _core.FormatError(f"{where}: {e}") from None
     pre = data.get("pre_tokenizer")
     pre_steps = [] if pre is None else pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
-    flags, pretokenizer = _whitespace_shape(steps, maps[0] if maps else None, sorted(rules), pre_steps, where)
+    shape = _whitespace_shape(steps, maps[0] if maps else None, lambda p: starts.get(p, False), pre_steps, where)
+    flags, pretokenizer = shape
 
     texts: dict[int, tuple[str, str]] = {i: (str(piece), "normal") for i, (piece, _) in enumerate(vocab)}
     scores = [float(score) for _, score in vocab]
@@ -395,12 +415,13 @@ def read_tokenizer_json(data: dict[str, Any], where: str) -> _core.CoreTokenizer
     scores += [0.0] * (top - len(scores))
     doc = {
         "format": "tokenmill",
-        "version": 3,
+        "version": _core.FORMAT_VERSION,
         "normalizer": "none",
         "sentencepiece_normalizer": {
-            "rules": sorted(rules.items()),
+            "rules": [],
             "keep": [],
             **flags,
+            **({"precompiled_charsmap": base64.b64encode(blob).decode("ascii")} if blob else {}),
         },
         "pretokenizer": pretokenizer,
         "special_tokens": [[text, i] for i, (text, kind) in sorted(texts.items()) if kind == "special"],
