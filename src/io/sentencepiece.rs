@@ -39,8 +39,10 @@ struct ModelProto {
 
 #[derive(Clone, PartialEq, prost::Message)]
 struct SentencePiece {
-    #[prost(string, optional, tag = "1")]
-    piece: Option<String>,
+    /// A `string` in the proto, read as bytes that share the file's buffer: a 262k-piece model
+    /// would otherwise allocate (and free) a string per piece. `read` checks the UTF-8.
+    #[prost(bytes = "bytes", optional, tag = "1")]
+    piece: Option<bytes::Bytes>,
     #[prost(float, optional, tag = "2")]
     score: Option<f32>,
     /// `Type`, an enum; as an int so that an unknown value gets our message.
@@ -72,6 +74,13 @@ struct NormalizerSpec {
     escape_whitespaces: Option<bool>,
 }
 
+impl SentencePiece {
+    /// The piece's text (`read` has checked that every piece is UTF-8).
+    fn text(&self) -> &str {
+        std::str::from_utf8(self.piece.as_deref().unwrap_or_default()).unwrap_or_default()
+    }
+}
+
 // The enums' values in the proto.
 const UNIGRAM: i32 = 1;
 const BPE: i32 = 2;
@@ -87,7 +96,7 @@ const METASPACE: char = '\u{2581}';
 /// The tokenizer a `.model` file's bytes describe; `path` names it in errors.
 pub fn read(data: &[u8], path: &Path) -> Result<Tokenizer> {
     let bad = |reason: String| Error::Format { path: path.to_path_buf(), format: "SentencePiece model", reason };
-    let proto = ModelProto::decode(data).map_err(|e| bad(e.to_string()))?;
+    let proto = ModelProto::decode(bytes::Bytes::copy_from_slice(data)).map_err(|e| bad(e.to_string()))?;
     let trainer = proto.trainer_spec.unwrap_or_default();
     let norm = proto.normalizer_spec.unwrap_or_default();
     let model_type = trainer.model_type.unwrap_or(UNIGRAM);
@@ -108,20 +117,21 @@ pub fn read(data: &[u8], path: &Path) -> Result<Tokenizer> {
     }
 
     let mut vocab = Vocab::default();
+    vocab.reserve(pieces.len());
     let mut scores = Vec::with_capacity(pieces.len());
     let mut user_defined = Vec::new();
     let mut unknown = None;
     let mut has_unused = false;
     for (i, p) in pieces.iter().enumerate() {
         let id = i as u32;
-        let text = p.piece.as_deref().unwrap_or("");
+        let text = std::str::from_utf8(p.piece.as_deref().unwrap_or_default())
+            .map_err(|e| bad(format!("piece {i} is not UTF-8 ({e})")))?;
         if text.is_empty() {
             return Err(bad(format!("piece {i} is empty")));
         }
-        // The vocabulary's own tables find a piece seen before, of either sort.
-        if let Some(first) = vocab.id(text.as_bytes()).or_else(|| vocab.kind_id(text)) {
-            return Err(bad(format!("piece {text:?} appears twice (ids {first} and {i})")));
-        }
+        // A piece seen before: the vocabulary refuses a second id for a spelling of the same
+        // sort (checked here only then, to name both ids); across sorts, after the loop.
+        let twice = |first: u32| bad(format!("piece {text:?} appears twice (ids {first} and {i})"));
         let score = p.score.unwrap_or(0.0);
         if !score.is_finite() {
             return Err(bad(format!("piece {i} ({text:?}) has score {score}")));
@@ -139,18 +149,34 @@ pub fn read(data: &[u8], path: &Path) -> Result<Tokenizer> {
         };
         match kind {
             None => {
-                vocab.insert(id, text.as_bytes()).map_err(|e| bad(e.to_string()))?;
+                if let Err(e) = vocab.insert(id, text.as_bytes()) {
+                    return Err(match vocab.id(text.as_bytes()) {
+                        Some(first) => twice(first),
+                        None => bad(e.to_string()),
+                    });
+                }
                 if p.kind == Some(USER_DEFINED) {
                     user_defined.push(id);
                 }
             }
             Some(kind) => {
-                vocab.push_kind(text, id, kind).map_err(|e| bad(e.to_string()))?;
+                if let Err(e) = vocab.push_kind(text, id, kind) {
+                    return Err(match vocab.kind_id(text) {
+                        Some(first) => twice(first),
+                        None => bad(e.to_string()),
+                    });
+                }
                 if kind == TokenKind::Unknown && unknown.is_none() {
                     unknown = Some(text);
                 }
                 has_unused |= kind == TokenKind::Unused;
             }
+        }
+    }
+    for (kinded_id, text, _) in vocab.kinded() {
+        if let Some(normal_id) = vocab.id(text.as_bytes()) {
+            let (first, second) = (kinded_id.min(normal_id), kinded_id.max(normal_id));
+            return Err(bad(format!("piece {text:?} appears twice (ids {first} and {second})")));
         }
     }
     let unknown = unknown.ok_or_else(|| bad("the model has no unknown piece (type UNKNOWN)".into()))?;
@@ -163,7 +189,7 @@ pub fn read(data: &[u8], path: &Path) -> Result<Tokenizer> {
     let escape = norm.escape_whitespaces.unwrap_or(true);
     let spec = SentencePieceNormalizerSpec {
         rules: Vec::new(),
-        keep: user_defined.iter().map(|&id| pieces[id as usize].piece.clone().unwrap_or_default()).collect(),
+        keep: user_defined.iter().map(|&id| pieces[id as usize].text().to_string()).collect(),
         add_dummy_prefix: norm.add_dummy_prefix.unwrap_or(true),
         remove_extra_whitespaces: norm.remove_extra_whitespaces.unwrap_or(true),
         escape_whitespaces: escape,
@@ -209,7 +235,7 @@ fn metaspace_cuts_safely(pieces: &[SentencePiece], suffix: bool) -> bool {
         if !matches!(p.kind.unwrap_or(NORMAL), NORMAL | USER_DEFINED) {
             continue;
         }
-        let text = p.piece.as_deref().unwrap_or("");
+        let text = p.text();
         let mut chars = text.chars();
         if suffix {
             chars.next_back();
@@ -229,7 +255,11 @@ mod tests {
     use super::*;
 
     fn piece(text: &str, score: f32, kind: i32) -> SentencePiece {
-        SentencePiece { piece: Some(text.into()), score: Some(score), kind: Some(kind) }
+        SentencePiece {
+            piece: Some(bytes::Bytes::copy_from_slice(text.as_bytes())),
+            score: Some(score),
+            kind: Some(kind),
+        }
     }
 
     fn model(pieces: Vec<SentencePiece>, model_type: i32) -> Vec<u8> {

@@ -196,7 +196,10 @@ impl Bpe {
 
     #[inline]
     fn rank(&self, left: u32, right: u32) -> Option<(u32, u32)> {
-        self.pair_rank.get(&(left, right)).copied()
+        match &self.sentencepiece {
+            None => self.pair_rank.get(&(left, right)).copied(),
+            Some(sp) => sp.joined_rank(&self.vocab, left, right),
+        }
     }
 
     /// Merges the symbols in `out[start..]` in place.

@@ -110,6 +110,8 @@ impl Bpe {
                 }
             }
             pairs
+        } else if let Some(sp) = &self.sentencepiece {
+            sp.implied_pairs(&self.vocab)
         } else {
             self.pair_rank.iter().map(|(&(l, r), &(rank, _))| (l, r, rank)).collect()
         };
