@@ -74,6 +74,21 @@ class TokenizerJson:
     def byte_level_bpe(
         self, *, pattern: str, keep_gaps: bool, normalizer: str, whole_piece_first: bool, model_inputs_json: str | None
     ) -> CoreTokenizer: ...
+    @property
+    def vocab_shape(self) -> tuple[int, bool]: ...
+    def unigram(
+        self,
+        *,
+        unk_id: int,
+        byte_fallback: bool,
+        add_dummy_prefix: bool,
+        remove_extra_whitespaces: bool,
+        escape_whitespaces: bool,
+        treat_whitespace_as_suffix: bool,
+        precompiled_charsmap: bytes | None,
+        pretokenizer: str,
+        model_inputs_json: str | None,
+    ) -> CoreTokenizer: ...
     def wordpiece(
         self,
         *,

@@ -153,8 +153,7 @@ class Tokenizer:
         if model_type == "WordPiece":
             tok = cls(wordpiece.read_tokenizer_json(document, sections, str(p)))
         elif model_type == "Unigram":
-            # This reader still takes the whole document as Python values.
-            tok = cls(huggingface_sentencepiece.read_tokenizer_json(hf.read_json(p), str(p)))
+            tok = cls(huggingface_sentencepiece.read_tokenizer_json(document, sections, str(p)))
         else:
             tok = cls(hf.read_tokenizer_json(document, sections, str(p)))
         # A tokenizer_config.json beside it brings the chat template and bos/eos names.

@@ -13,11 +13,13 @@
 
 use crate::error::{Error, Result};
 use crate::models::bpe::{Bpe, BpeOptions};
+use crate::models::unigram::Unigram;
 use crate::normalize::Normalizer;
+use crate::normalize_sentencepiece::SentencePieceNormalizerSpec;
 use crate::postprocess::ModelInputs;
 use crate::pretokenize::PreTokenizer;
 use crate::tokenizer::Tokenizer;
-use crate::vocab::Vocab;
+use crate::vocab::{byte_spelling, TokenKind, Vocab};
 use rustc_hash::FxHashMap;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -30,6 +32,8 @@ pub struct HfDocument {
     path: PathBuf,
     /// The model's vocabulary, token text → id, in file order.
     pub vocab: Vec<(String, u32)>,
+    /// The score of each id when the vocabulary is a list of `[piece, score]` (Unigram).
+    pub scores: Option<Vec<f32>>,
     /// BPE merges as the two token texts, in rank order (empty for other models).
     pub merges: Vec<(String, String)>,
     /// `added_tokens` as (content, id).
@@ -38,9 +42,9 @@ pub struct HfDocument {
     pub sections: String,
 }
 
-/// The model's vocabulary in file order (see `vocab_entries`).
+/// The model's vocabulary in file order, and the scores of a list of `[piece, score]`.
 #[derive(Deserialize)]
-struct VocabEntries(#[serde(deserialize_with = "vocab_entries")] Vec<(String, u32)>);
+struct VocabEntries(#[serde(deserialize_with = "vocab_entries")] (Vec<(String, u32)>, Option<Vec<f32>>));
 
 /// A merge as `"left right"` (older files) or `["left", "right"]` (newer ones, which allow
 /// spaces in tokens).
@@ -59,10 +63,13 @@ struct AddedToken {
 
 /// Reads the vocabulary as a list in file order whether it is a map (BPE, WordPiece) or a list
 /// of `[piece, score]` (Unigram: ids are positions; the scores stay with the caller).
-fn vocab_entries<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Vec<(String, u32)>, D::Error> {
+#[allow(clippy::type_complexity)]
+fn vocab_entries<'de, D: Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<(Vec<(String, u32)>, Option<Vec<f32>>), D::Error> {
     struct Entries;
     impl<'de> Visitor<'de> for Entries {
-        type Value = Vec<(String, u32)>;
+        type Value = (Vec<(String, u32)>, Option<Vec<f32>>);
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
             f.write_str("a map of token to id, or a list of [token, score]")
         }
@@ -71,15 +78,17 @@ fn vocab_entries<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Vec<(St
             while let Some(entry) = map.next_entry::<String, u32>()? {
                 out.push(entry);
             }
-            Ok(out)
+            Ok((out, None))
         }
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Self::Value, A::Error> {
             let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-            while let Some((piece, _score)) = seq.next_element::<(String, f64)>()? {
+            let mut scores = Vec::with_capacity(out.capacity());
+            while let Some((piece, score)) = seq.next_element::<(String, f64)>()? {
                 let id = u32::try_from(out.len()).map_err(serde::de::Error::custom)?;
                 out.push((piece, id));
+                scores.push(score as f32);
             }
-            Ok(out)
+            Ok((out, Some(scores)))
         }
     }
     d.deserialize_any(Entries)
@@ -120,11 +129,11 @@ impl HfDocument {
         }
         let model = model.ok_or_else(|| bad("no model section (is it a Hugging Face tokenizer.json?)".into()))?;
         let mut rest = serde_json::Map::new();
-        let (mut vocab, mut merges) = (Vec::new(), Vec::new());
+        let (mut vocab, mut scores, mut merges) = (Vec::new(), None, Vec::new());
         for (key, value) in model {
             let field = |e: serde_json::Error| bad(format!("model.{key}: {e}"));
             match key {
-                "vocab" => vocab = serde_json::from_str::<VocabEntries>(value.get()).map_err(field)?.0,
+                "vocab" => (vocab, scores) = serde_json::from_str::<VocabEntries>(value.get()).map_err(field)?.0,
                 "merges" => merges = serde_json::from_str::<Vec<Merge>>(value.get()).map_err(field)?,
                 _ => {
                     rest.insert(key.to_string(), serde_json::from_str(value.get()).map_err(field)?);
@@ -146,6 +155,7 @@ impl HfDocument {
         Ok(HfDocument {
             path: path.to_path_buf(),
             vocab,
+            scores,
             merges,
             added,
             sections: serde_json::Value::Object(top).to_string(),
@@ -173,11 +183,86 @@ impl HfDocument {
     }
 }
 
+/// What a Unigram `tokenizer.json`'s components say, as the caller read them.
+pub struct UnigramSettings {
+    pub unk_id: u32,
+    pub byte_fallback: bool,
+    /// SentencePiece's normalizer: the whitespace flags and the `Precompiled` map.
+    pub normalizer: SentencePieceNormalizerSpec,
+    /// `metaspace` or `none`.
+    pub pretokenizer: String,
+    pub inputs: ModelInputs,
+}
+
+impl HfDocument {
+    /// A Unigram tokenizer from this file: the vocabulary's pieces and scores, the added tokens
+    /// as special tokens (an added token at a piece's id must spell that piece), `unk_id` the
+    /// unknown piece, and with byte fallback each `<0xNN>` piece a byte token.
+    pub fn unigram(&self, settings: UnigramSettings) -> Result<Tokenizer> {
+        let scores = self
+            .scores
+            .as_ref()
+            .ok_or_else(|| self.error("a Unigram model's vocab is a list of [piece, score]".into()))?;
+        let unk = settings.unk_id as usize;
+        if unk >= self.vocab.len() {
+            return Err(self.error(format!("Unigram models without an unknown piece (unk_id {unk}) are not supported")));
+        }
+        let mut special_at: FxHashMap<u32, &str> = FxHashMap::default();
+        for (text, id) in &self.added {
+            if let Some((piece, _)) = self.vocab.get(*id as usize) {
+                if piece != text {
+                    return Err(
+                        self.error(format!("added token {text:?} has id {id}, which is {piece:?} in the model"))
+                    );
+                }
+            }
+            special_at.insert(*id, text);
+        }
+        let mut vocab = Vocab::default();
+        vocab.reserve(self.vocab.len());
+        for (text, id) in &self.vocab {
+            let made = if *id as usize == unk {
+                vocab.push_kind(text, *id, TokenKind::Unknown)
+            } else if special_at.contains_key(id) {
+                continue;
+            } else if let Some(b) = byte_piece(text).filter(|_| settings.byte_fallback) {
+                vocab.push_kind(text, *id, TokenKind::Byte(b))
+            } else {
+                vocab.insert(*id, text.as_bytes())
+            };
+            made.map_err(|e| self.error(e.to_string()))?;
+        }
+        let mut specials: Vec<(u32, &str)> = special_at.into_iter().collect();
+        specials.sort_unstable();
+        for (id, text) in specials {
+            // The unknown piece stays the unknown piece, even when also listed as added.
+            if id as usize != unk {
+                vocab.push_special(text, Some(id)).map_err(|e| self.error(e.to_string()))?;
+            }
+        }
+        let mut scores = scores.clone();
+        scores.resize(scores.len().max(vocab.n_vocab()), 0.0);
+        let model =
+            Unigram::new(vocab, scores, Vec::new(), settings.byte_fallback).map_err(|e| self.error(e.to_string()))?;
+        let normalizer = Normalizer::from_spec("none")?.with_sentencepiece(settings.normalizer);
+        let mut tok = Tokenizer::new(normalizer, PreTokenizer::from_spec(&settings.pretokenizer)?, model);
+        settings.inputs.check(tok.vocab()).map_err(|e| self.error(e.to_string()))?;
+        tok.inputs = settings.inputs;
+        Ok(tok)
+    }
+}
+
+/// The byte a `<0xNN>` piece stands for (upper-case hex, as SentencePiece writes them).
+fn byte_piece(text: &str) -> Option<u8> {
+    let upper = text.bytes().all(|c| !c.is_ascii_lowercase() || c == b'x');
+    byte_spelling(text).filter(|_| upper)
+}
+
 /// GPT-2's `vocab.json` + `merges.txt`: byte-level BPE with GPT-2's pattern; the `<|...|>` tokens
 /// of the vocabulary are special tokens.
 pub fn gpt2_files(vocab_path: &Path, merges_path: &Path) -> Result<Tokenizer> {
     let raw = std::fs::read(vocab_path).map_err(|e| Error::io(vocab_path, e))?;
-    let vocab = serde_json::from_slice::<VocabEntries>(&raw)
+    let (vocab, _) = serde_json::from_slice::<VocabEntries>(&raw)
         .map_err(|e| Error::Format {
             path: vocab_path.to_path_buf(),
             format: "GPT-2 vocab.json",

@@ -2,9 +2,11 @@
 
 use super::errors::to_py;
 use super::tokenizer::CoreTokenizer;
-use crate::io::huggingface::HfDocument;
+use crate::io::huggingface::{HfDocument, UnigramSettings};
 use crate::io::wordpiece::{self, WordPieceSettings};
+use crate::normalize_sentencepiece::SentencePieceNormalizerSpec;
 use crate::postprocess::ModelInputs;
+use crate::precompiled_charsmap::PrecompiledCharsmap;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 
@@ -55,6 +57,57 @@ impl PyTokenizerJson {
         let inputs = model_inputs(model_inputs_json)?;
         let settings = WordPieceSettings { unk_token, prefix, max_input_chars_per_word, cleanup, normalizer, inputs };
         py.detach(|| self.inner.wordpiece(settings)).map(CoreTokenizer::new).map_err(to_py)
+    }
+
+    /// How many entries the model's vocabulary has, and whether it came with scores (a Unigram
+    /// model's list of `[piece, score]`).
+    #[getter]
+    fn vocab_shape(&self) -> (usize, bool) {
+        (self.inner.vocab.len(), self.inner.scores.is_some())
+    }
+
+    /// The Unigram tokenizer this file describes, given what its components say: the unknown
+    /// piece's id, byte fallback, SentencePiece's whitespace flags and `Precompiled` map, and the
+    /// pre-tokenizer (`metaspace` or `none`).
+    #[pyo3(signature = (*, unk_id, byte_fallback, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces,
+                        treat_whitespace_as_suffix, precompiled_charsmap, pretokenizer, model_inputs_json))]
+    #[allow(clippy::too_many_arguments)]
+    fn unigram(
+        &self,
+        py: Python<'_>,
+        unk_id: u32,
+        byte_fallback: bool,
+        add_dummy_prefix: bool,
+        remove_extra_whitespaces: bool,
+        escape_whitespaces: bool,
+        treat_whitespace_as_suffix: bool,
+        precompiled_charsmap: Option<Vec<u8>>,
+        pretokenizer: String,
+        model_inputs_json: Option<&str>,
+    ) -> PyResult<CoreTokenizer> {
+        let inputs = model_inputs(model_inputs_json)?;
+        py.detach(|| {
+            let charsmap = match precompiled_charsmap.filter(|b| !b.is_empty()) {
+                Some(blob) => Some(PrecompiledCharsmap::new(&blob).map_err(|reason| crate::error::Error::Format {
+                    path: "Precompiled".into(),
+                    format: "precompiled character map",
+                    reason,
+                })?),
+                None => None,
+            };
+            let normalizer = SentencePieceNormalizerSpec {
+                rules: Vec::new(),
+                keep: Vec::new(),
+                add_dummy_prefix,
+                remove_extra_whitespaces,
+                escape_whitespaces,
+                treat_whitespace_as_suffix,
+                precompiled_charsmap: charsmap,
+            };
+            self.inner.unigram(UnigramSettings { unk_id, byte_fallback, normalizer, pretokenizer, inputs })
+        })
+        .map(CoreTokenizer::new)
+        .map_err(to_py)
     }
 
     /// The byte-level BPE tokenizer this file describes, given what its components say.

@@ -66,7 +66,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -75,8 +74,6 @@ from tokenmill._files import write_atomically
 from tokenmill.formats import huggingface as hf
 from tokenmill.formats import sentencepiece as spm
 from tokenmill.formats.sentencepiece_tokenizer import METASPACE
-
-_BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")
 
 
 def _regex(pattern: str) -> dict[str, str]:
@@ -357,26 +354,25 @@ def _whitespace_shape(
     )
 
 
-def read_tokenizer_json(data: dict[str, Any], where: str) -> _core.CoreTokenizer:
-    """A tokenizer from a Unigram `tokenizer.json` (already parsed): `Precompiled` map, whitespace
-    steps of a shape `_whitespace_shape` knows, `Metaspace`, `Unigram`. Added tokens become special
-    tokens (the unknown piece stays the unknown piece; pass ``allowed_special="all"`` to `encode`
-    to match them in text as Hugging Face does), `<0xXX>` pieces byte tokens when the model falls
-    back to bytes. `FormatError` names the part tokenmill cannot express.
+def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], where: str) -> _core.CoreTokenizer:
+    """A tokenizer from a Unigram `tokenizer.json` (read by Rust; `data` is its component
+    sections): `Precompiled` map, whitespace steps of a shape `_whitespace_shape` knows,
+    `Metaspace`, `Unigram`. Added tokens become special tokens (the unknown piece stays the
+    unknown piece; pass ``allowed_special="all"`` to `encode` to match them in text as Hugging
+    Face does), `<0xXX>` pieces byte tokens when the model falls back to bytes. `FormatError`
+    names the part tokenmill cannot express.
 
-    >>> read_tokenizer_json(json.load(open("tokenizer.json")), "tokenizer.json")   # doctest: +SKIP
+    >>> read_tokenizer_json(_core.TokenizerJson("tokenizer.json"), ..., "tokenizer.json")   # doctest: +SKIP
     """
     model = data["model"]
-    vocab = model.get("vocab")
-    if not isinstance(vocab, list) or not all(isinstance(v, list) and len(v) == 2 for v in vocab):
+    size, has_scores = document.vocab_shape
+    if not has_scores:
         raise _core.FormatError(f"{where}: a Unigram model's vocab is a list of [piece, score]")
     unk_id = model.get("unk_id")
-    if not isinstance(unk_id, int) or not 0 <= unk_id < len(vocab):
+    if isinstance(unk_id, bool) or not isinstance(unk_id, int) or not 0 <= unk_id < size:
         raise _core.FormatError(
             f"{where}: Unigram models without an unknown piece (unk_id {unk_id!r}) are not supported"
         )
-    byte_fallback = bool(model.get("byte_fallback", False))
-
     steps = hf._flat_normalizers(data.get("normalizer"))
     for step in steps:
         if step.get("type") not in ("Precompiled", "Replace", "Strip", "Prepend"):
@@ -394,57 +390,24 @@ def read_tokenizer_json(data: dict[str, Any], where: str) -> _core.CoreTokenizer
             raise _core.FormatError(f"{where}: {e}") from None
     pre = data.get("pre_tokenizer")
     pre_steps = [] if pre is None else pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
-    shape = _whitespace_shape(steps, maps[0] if maps else None, lambda p: starts.get(p, False), pre_steps, where)
-    flags, pretokenizer = shape
-
-    texts: dict[int, tuple[str, str]] = {i: (str(piece), "normal") for i, (piece, _) in enumerate(vocab)}
-    scores = [float(score) for _, score in vocab]
-    for t in data.get("added_tokens", []):
-        i, text = int(t["id"]), t["content"]
-        if i in texts and texts[i][0] != text:
-            raise _core.FormatError(f"{where}: added token {text!r} has id {i}, which is {texts[i][0]!r} in the model")
-        # Hugging Face cuts every added token out of the text before normalizing, as tokenmill
-        # does with special tokens (user-defined pieces would be matched in the normalized text).
-        texts[i] = (text, "special")
-    texts[unk_id] = (texts[unk_id][0], "unknown")
-    if byte_fallback:
-        for i, (text, kind) in texts.items():
-            if kind == "normal" and _BYTE_PIECE.fullmatch(text):
-                texts[i] = (text, "byte")
-    top = max(texts) + 1
-    scores += [0.0] * (top - len(scores))
-    doc = {
-        "format": "tokenmill",
-        "version": _core.FORMAT_VERSION,
-        "normalizer": "none",
-        "sentencepiece_normalizer": {
-            "rules": [],
-            "keep": [],
-            **flags,
-            **({"precompiled_charsmap": base64.b64encode(blob).decode("ascii")} if blob else {}),
-        },
-        "pretokenizer": pretokenizer,
-        "special_tokens": [[text, i] for i, (text, kind) in sorted(texts.items()) if kind == "special"],
-        "other_tokens": [
-            [text, i, kind] for i, (text, kind) in sorted(texts.items()) if kind not in ("normal", "special")
-        ],
-        "model": {
-            "type": "unigram",
-            "tokens": [_b64(texts[i][0]) if i in texts and texts[i][1] == "normal" else None for i in range(top)],
-            "scores": scores,
-            "byte_fallback": byte_fallback,
-        },
-        "model_inputs": {
-            "post_processor": model_inputs.from_hf_post_processor(data.get("post_processor"), where),
-            "truncation": model_inputs.from_hf_truncation(data.get("truncation")),
-            "padding": model_inputs.from_hf_padding(data.get("padding")),
-        },
+    flags, pretokenizer = _whitespace_shape(
+        steps, maps[0] if maps else None, lambda p: starts.get(p, False), pre_steps, where
+    )
+    settings = {
+        "post_processor": model_inputs.from_hf_post_processor(data.get("post_processor"), where),
+        "truncation": model_inputs.from_hf_truncation(data.get("truncation")),
+        "padding": model_inputs.from_hf_padding(data.get("padding")),
     }
     try:
-        return _core.CoreTokenizer.from_json(json.dumps(doc))
+        return document.unigram(
+            unk_id=unk_id,
+            byte_fallback=bool(model.get("byte_fallback", False)),
+            **flags,
+            precompiled_charsmap=blob or None,
+            pretokenizer=pretokenizer,
+            model_inputs_json=json.dumps(settings) if any(settings.values()) else None,
+        )
     except _core.TokenmillError as e:
+        if isinstance(e, _core.FormatError) and str(e).startswith(where):
+            raise
         raise _core.FormatError(f"{where}: {e}") from None
-
-
-def _b64(text: str) -> str:
-    return base64.b64encode(text.encode("utf-8")).decode("ascii")
