@@ -30,11 +30,12 @@ impl CoreTokenizer {
     }
 }
 
-/// Whether some key of the precompiled character map `blob` starts with `prefix`.
+/// For each of `prefixes`, whether some key of the precompiled character map `blob` starts
+/// with it (the map is checked once for all of them: that check is the cost).
 #[pyfunction]
-pub fn charsmap_starts_key(blob: &[u8], prefix: &str) -> PyResult<bool> {
+pub fn charsmap_starts_keys(blob: &[u8], prefixes: Vec<String>) -> PyResult<Vec<bool>> {
     let map = PrecompiledCharsmap::new(blob).map_err(|reason| {
         to_py(Error::Format { path: "precompiled_charsmap".into(), format: "precompiled character map", reason })
     })?;
-    Ok(map.starts_key(prefix))
+    Ok(prefixes.iter().map(|p| map.starts_key(p)).collect())
 }

@@ -99,7 +99,7 @@ def _rule_starts(spec: dict[str, Any]) -> Callable[[str], bool]:
     kept = spec.get("precompiled_charsmap")
     if kept:
         blob = base64.b64decode(kept)
-        return lambda prefix: _core.charsmap_starts_key(blob, prefix)
+        return lambda prefix: _core.charsmap_starts_keys(blob, [prefix])[0]
     keys = [key for key, _ in spec.get("rules", [])]
     return lambda prefix: any(key.startswith(prefix) for key in keys)
 
@@ -385,7 +385,7 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
     starts: dict[str, bool] = {}
     if blob:
         try:
-            starts = {prefix: _core.charsmap_starts_key(blob, prefix) for prefix in (" ", METASPACE)}
+            starts = dict(zip((" ", METASPACE), _core.charsmap_starts_keys(blob, [" ", METASPACE]), strict=True))
         except _core.FormatError as e:
             raise _core.FormatError(f"{where}: {e}") from None
     pre = data.get("pre_tokenizer")
