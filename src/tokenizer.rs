@@ -78,7 +78,10 @@ const INTERRUPT_CHECK_BYTES: usize = 1 << 20;
 
 #[derive(Debug, Clone)]
 pub struct Tokenizer {
-    pub(crate) splitter: WordSplitter,
+    /// Shared like the model: copies with other model-input settings (a `tok(...)` call's) cost
+    /// two reference counts, not a copy of the normalizer, pre-tokenizer and special-token
+    /// automaton.
+    pub(crate) splitter: std::sync::Arc<WordSplitter>,
     /// Shared, so that a copy with other model-input settings costs no copy of the vocabulary.
     pub(crate) model: std::sync::Arc<Model>,
     /// How ids become text: chosen by the model (and, for an end-of-word suffix, whether the
@@ -101,7 +104,7 @@ impl Tokenizer {
         let specials = SpecialTokens::new(model.vocab().specials());
         let decoder = model.decoder(&normalizer, &pretokenizer);
         Tokenizer {
-            splitter: WordSplitter { normalizer, pretokenizer, specials },
+            splitter: std::sync::Arc::new(WordSplitter { normalizer, pretokenizer, specials }),
             model: std::sync::Arc::new(model),
             decoder,
             cache_owner: piece_cache::next_owner_id(),
