@@ -596,8 +596,10 @@ def _write_new(path: Path, data: bytes) -> None:
 class TokenShards:
     """Reads an output directory with numpy (memory-mapped, nothing loaded).
 
+    The ids of shard 0's sixth document, end-of-text token last:
+
     >>> shards = TokenShards("tokens/")                  # doctest: +SKIP
-    >>> shards.document(0, 5)                            # ids of shard 0's sixth document, EOT last
+    >>> shards.document(0, 5)                            # doctest: +SKIP
     memmap([1820, 318, 257, 3797, 13, 50256], dtype=uint16)
     """
 

@@ -845,7 +845,7 @@ class Tokenizer:
 
         >>> tok.apply_chat_template([{"role": "user", "content": "Hi"}], chat_template="chatml",
         ...                         add_generation_prompt=True, tokenize=False)     # doctest: +SKIP
-        '<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n'
+        '<|im_start|>user\\nHi<|im_end|>\\n<|im_start|>assistant\\n'
         """
         from tokenmill import chat
 
