@@ -19,7 +19,12 @@ pub struct Vocab {
     sparse: BTreeMap<u32, Box<[u8]>>,
     /// One past the largest id held.
     n_vocab: usize,
+    /// Tokens longer than `MID` bytes, by spelling (shorter ones are found through `short_ids`
+    /// and `mid_ids`: keeping every token here too cost a second copy of each, a tenth of
+    /// loading a 262k-piece vocabulary).
     ids: FxHashMap<Box<[u8]>, u32>,
+    /// How many ordinary tokens there are.
+    ordinary_count: usize,
     /// Tokens of up to 7 bytes again, keyed by their bytes packed into a u64, and tokens of 8 to
     /// 15 bytes keyed by two: the encoder's look-ups hash integers and compare no memory.
     short_ids: KeyTable<u64>,
@@ -286,7 +291,7 @@ pub(crate) fn pack_le(bytes: &[u8]) -> u64 {
 impl Vocab {
     /// Adds an ordinary token; returns its id (the existing one if the bytes are already there).
     pub fn push(&mut self, bytes: &[u8]) -> u32 {
-        if let Some(&id) = self.ids.get(bytes) {
+        if let Some(id) = self.id(bytes) {
             return id;
         }
         let id = self.next_free_id();
@@ -343,20 +348,24 @@ impl Vocab {
     /// (262k pieces) saves the tables growing step by step (a tenth of such a load).
     pub fn reserve(&mut self, additional: usize) {
         self.tokens.reserve(additional);
-        self.ids.reserve(additional);
+        self.ids.reserve(additional / 16);
         self.short_ids.reserve(additional);
     }
 
     /// Places an ordinary token at a given id.
     pub fn insert(&mut self, id: u32, bytes: &[u8]) -> Result<()> {
-        if let Some(&other) = self.ids.get(bytes) {
+        if bytes.is_empty() {
+            // Its packed key would be the tables' empty slot.
+            return Err(Error::config(format!("token {id} is empty; a token spells at least one byte")));
+        }
+        if let Some(other) = self.id(bytes) {
             return Err(Error::config(format!(
                 "token {:?} has two ids, {other} and {id}",
                 String::from_utf8_lossy(bytes)
             )));
         }
         self.place(id, bytes, || format!("token {:?}", String::from_utf8_lossy(bytes)))?;
-        self.ids.insert(bytes.into(), id);
+        self.ordinary_count += 1;
         if bytes.len() <= SHORT {
             self.short_ids.insert(short_key(bytes), id);
             if id < HOT_IDS {
@@ -366,6 +375,8 @@ impl Vocab {
         } else if bytes.len() <= MID {
             self.mid_ids.insert(mid_key(bytes), id);
             self.maybe_mid.insert(mid_key(bytes).hash());
+        } else {
+            self.ids.insert(bytes.into(), id);
         }
         Ok(())
     }
@@ -473,7 +484,7 @@ impl Vocab {
 
     /// Number of ids that hold a token.
     pub fn len(&self) -> usize {
-        self.ids.len() + self.special_id_set.len() + self.kinds.len()
+        self.ordinary_count + self.special_id_set.len() + self.kinds.len()
     }
 
     pub fn is_empty(&self) -> bool {
