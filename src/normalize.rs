@@ -198,6 +198,47 @@ impl Normalizer {
     }
 }
 
+impl Normalizer {
+    /// `steps_aligned` for ASCII text, byte by byte: every step maps an ASCII character to at
+    /// most one ASCII character on its own (nothing composes, nothing looks at context), so each
+    /// output byte comes from one input byte. Normalizing the text stretch by stretch allocated
+    /// per character: on a BERT sentence it was most of `encode_for_model`'s time.
+    fn ascii_aligned(&self, text: &str, prefix: bool) -> Option<(String, Alignment)> {
+        let mut out = String::with_capacity(text.len() + 1);
+        let mut align = Vec::with_capacity(text.len() + 1);
+        if prefix {
+            out.push(' ');
+            align.push((0, 0));
+        }
+        let other = self.steps.contains(&Step::CleanText).then(crate::charset::other);
+        'bytes: for (i, c) in text.char_indices() {
+            let mut c = c;
+            for step in &self.steps {
+                c = match step {
+                    Step::Lowercase | Step::LowercaseChars => c.to_ascii_lowercase(),
+                    Step::CleanText => {
+                        let other = other.as_ref()?;
+                        if c == '\0' || (!matches!(c, '\t' | '\n' | '\r') && other.contains(c)) {
+                            continue 'bytes;
+                        }
+                        if c.is_whitespace() {
+                            ' '
+                        } else {
+                            c
+                        }
+                    }
+                    // Identity on ASCII: no decomposition, no marks, no ideographs.
+                    Step::Nfc | Step::Nfd | Step::Nfkc | Step::Nfkd => c,
+                    Step::StripAccents | Step::StripMarks | Step::CjkSpaces | Step::PrefixSpace => c,
+                };
+            }
+            out.push(c);
+            align.push((i as u32, i as u32 + 1));
+        }
+        Some((out, align))
+    }
+}
+
 /// The CJK ideograph blocks BERT puts spaces around.
 fn is_cjk_ideograph(c: char) -> bool {
     matches!(c as u32,
@@ -243,13 +284,25 @@ impl Normalizer {
         if *whole == *text {
             return (whole, None);
         }
+        let prefix = self.steps.contains(&Step::PrefixSpace) && !whole.is_empty() && !text.starts_with(' ');
+        if text.is_ascii() {
+            if let Some(aligned) = self.ascii_aligned(text, prefix).filter(|(out, _)| *out == *whole) {
+                return (whole, Some(aligned.1));
+            }
+        }
+        let align = self.stretch_aligned(text, &whole, prefix);
+        (whole, Some(align))
+    }
+
+    /// The alignment of `whole` (the steps applied to `text`), stretch by stretch.
+    fn stretch_aligned(&self, text: &str, whole: &str, prefix: bool) -> Alignment {
         let steps = Normalizer {
             steps: self.steps.iter().copied().filter(|s| *s != Step::PrefixSpace).collect(),
             sentencepiece: None,
         };
         let mut out = String::with_capacity(whole.len());
         let mut align: Alignment = Vec::with_capacity(whole.len());
-        if self.steps.contains(&Step::PrefixSpace) && !whole.is_empty() && !text.starts_with(' ') {
+        if prefix {
             out.push(' ');
             align.push((0, 0));
         }
@@ -284,15 +337,37 @@ impl Normalizer {
             start = end;
         }
         if out != *whole {
-            let all = vec![(0, text.len() as u32); whole.len()];
-            return (whole, Some(all));
+            return vec![(0, text.len() as u32); whole.len()];
         }
-        (whole, Some(align))
+        align
     }
 }
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn ascii_alignment_equals_the_stretch_by_stretch_one() {
+        let specs = [
+            "clean_text+cjk_spaces+strip_marks+lowercase_chars",
+            "clean_text+cjk_spaces",
+            "nfkc+lowercase",
+            "prefix_space+nfc",
+            "nfd+strip_accents+lowercase",
+        ];
+        let texts = ["The Quick\tbrown\r\nFOX.", " lead", "a\u{0}b\u{1}c\u{7f}d\u{1c}e", "", "   ", "x"];
+        for spec in specs {
+            let n = Normalizer::from_spec(spec).unwrap();
+            for text in texts {
+                let whole = n.apply_steps(text);
+                let prefix = n.steps.contains(&Step::PrefixSpace) && !whole.is_empty() && !text.starts_with(' ');
+                let (out, fast) = n.ascii_aligned(text, prefix).unwrap();
+                assert_eq!(out, *whole, "{spec} {text:?}");
+                assert_eq!(fast, n.stretch_aligned(text, &whole, prefix), "{spec} {text:?}");
+            }
+        }
+    }
+
     use super::*;
 
     #[test]
