@@ -1,16 +1,16 @@
 //! The pipeline: special tokens → normalize → pre-tokenize → model → ids, and ids → bytes.
 
-use crate::count::WordSplitter;
-use crate::decoder::Decoder;
 use crate::error::{Error, Result};
+use crate::io::count::WordSplitter;
+use crate::models::piece_cache;
 use crate::models::unigram::Unigram;
+use crate::models::vocab::Vocab;
 pub use crate::models::{Model, PieceModel};
-use crate::normalize::Normalizer;
-use crate::piece_cache;
-use crate::postprocess::ModelInputs;
-use crate::pretokenize::PreTokenizer;
-use crate::special::{Segment, SpecialTokens};
-use crate::vocab::Vocab;
+use crate::pipeline::decoder::Decoder;
+use crate::pipeline::normalize::Normalizer;
+use crate::pipeline::postprocess::ModelInputs;
+use crate::pipeline::pretokenize::PreTokenizer;
+use crate::pipeline::special::{Segment, SpecialTokens};
 use rustc_hash::FxHashSet;
 
 /// Which special tokens a call means: all of them or a named set.
@@ -70,7 +70,7 @@ pub fn batch_threads(texts: &[&str], num_threads: Option<usize>) -> usize {
     if most <= 1 {
         return 1;
     }
-    num_threads.unwrap_or_else(crate::threads::count).min(most).max(1)
+    num_threads.unwrap_or_else(crate::util::threads::count).min(most).max(1)
 }
 
 /// Text is encoded in stretches of about this many bytes between checks for Ctrl-C.
@@ -259,7 +259,7 @@ impl Tokenizer {
         bounds.push(texts.len());
         bounds.dedup();
         let mut parts: Vec<Result<Vec<Vec<u32>>>> = (1..bounds.len()).map(|_| Ok(Vec::new())).collect();
-        crate::threads::pool().in_place_scope(|scope| {
+        crate::util::threads::pool().in_place_scope(|scope| {
             for (part, w) in parts.iter_mut().zip(bounds.windows(2)) {
                 let slice = &texts[w[0]..w[1]];
                 scope.spawn(move |_| *part = slice.iter().map(|t| self.encode(t, allowed, disallowed)).collect());

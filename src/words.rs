@@ -8,7 +8,7 @@
 //! at about half the speed of encoding; this scanner answers at several times that, so counting
 //! words adds little to an analysis that encodes anyway. The Python tests hold the two equal.
 
-use crate::charset::CharSet;
+use crate::util::charset::CharSet;
 
 macro_rules! class {
     ($name:ident, $class:expr) => {

@@ -4,13 +4,13 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-use tokenmill::count::{WordCounts, WordSplitter};
+use tokenmill::io::count::{WordCounts, WordSplitter};
+use tokenmill::io::serialize;
 use tokenmill::models::bpe::train::{train, BpeTrainConfig};
 use tokenmill::models::bpe::BpeOptions;
-use tokenmill::normalize::Normalizer;
-use tokenmill::pretokenize::PreTokenizer;
-use tokenmill::serialize;
-use tokenmill::special::SpecialTokens;
+use tokenmill::pipeline::normalize::Normalizer;
+use tokenmill::pipeline::pretokenize::PreTokenizer;
+use tokenmill::pipeline::special::SpecialTokens;
 use tokenmill::tokenizer::{Model, SpecialSet, Tokenizer};
 
 /// xorshift64*: a fixed, dependency-free stream of pseudo-random numbers.

@@ -1,11 +1,11 @@
 //! End to end through the Rust API: count → train → encode → decode → save → load.
 
-use tokenmill::count::{WordCounts, WordSplitter};
+use tokenmill::io::count::{WordCounts, WordSplitter};
 use tokenmill::models::bpe::train::{train, BpeTrainConfig};
 use tokenmill::models::bpe::BpeOptions;
-use tokenmill::normalize::Normalizer;
-use tokenmill::pretokenize::PreTokenizer;
-use tokenmill::special::SpecialTokens;
+use tokenmill::pipeline::normalize::Normalizer;
+use tokenmill::pipeline::pretokenize::PreTokenizer;
+use tokenmill::pipeline::special::SpecialTokens;
 use tokenmill::tokenizer::{Model, SpecialSet, Tokenizer};
 
 const TEXT: &str = "The quick brown fox jumps over the lazy dog. Ça va? 東京は日本の首都です。\n\
@@ -50,8 +50,8 @@ fn save_and_load_give_the_same_encoding() {
     let dir = std::env::temp_dir().join(format!("tokenmill-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("tok.json");
-    tokenmill::serialize::save(&tok, &path).unwrap();
-    let loaded = tokenmill::serialize::load(&path).unwrap();
+    tokenmill::io::serialize::save(&tok, &path).unwrap();
+    let loaded = tokenmill::io::serialize::load(&path).unwrap();
     assert_eq!(loaded.encode_ordinary(TEXT).unwrap(), tok.encode_ordinary(TEXT).unwrap());
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,5 +1,5 @@
 """A plain, slow reading of SentencePiece's precompiled character map and of its normalizer:
-the oracles the Rust side (`src/precompiled_charsmap.rs`, `src/normalize_sentencepiece.rs`) is
+the oracles the Rust side (`src/pipeline/precompiled_charsmap.rs`, `src/pipeline/normalize_sentencepiece.rs`) is
 tested against.
 
 `charsmap_rules` expands a map into every rule it holds (source → replacement), as the Python
@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 
 from tokenmill import _core
 
-# Darts-clone's unit layout: see src/precompiled_charsmap.rs.
+# Darts-clone's unit layout: see src/pipeline/precompiled_charsmap.rs.
 _LEAF_FLAG, _VALUE_FLAG = 1 << 8, 1 << 31
 
 

@@ -1,6 +1,6 @@
 """JSON Lines as Python writes them: a UTF-8 byte-order mark at the start of the file, and
 escaped lone surrogates (`json.dumps("\\ud800")` is valid JSON), which become U+FFFD as lone
-surrogates do when a Python string is encoded. Both are read by Rust (src/count.rs)."""
+surrogates do when a Python string is encoded. Both are read by Rust (src/io/count.rs)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The precompiled character map walked as it is (src/precompiled_charsmap.rs): the same text as
+"""The precompiled character map walked as it is (src/pipeline/precompiled_charsmap.rs): the same text as
 the rules it expands to (`reference_sentencepiece.charsmap_rules`) and as sentencepiece, on real
 maps and on maps built by hand to reach sentencepiece's corners; broken and hostile maps refused
 fast; the map kept through tokenmill's file (format 4) and written back to `.model` files."""

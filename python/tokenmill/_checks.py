@@ -23,7 +23,7 @@ U64_MAX = 2**64 - 1
 # The largest token id (ids are u32; 2³² − 1 is kept free as "no token").
 MAX_ID = 2**32 - 2
 
-# Every name the Rust pre-tokenizer takes for a preset (src/pretokenize/mod.rs, `PRESET_NAMES`).
+# Every name the Rust pre-tokenizer takes for a preset (src/pipeline/pretokenize/mod.rs, `PRESET_NAMES`).
 PRESET_NAMES = tuple(_core.PRESET_NAMES)
 
 T = TypeVar("T")

@@ -1,5 +1,5 @@
 """Writing files atomically from Python (Rust's writer, for tokenmill's own formats, names and
-creates its temporary files the same way: `src/serialize.rs`).
+creates its temporary files the same way: `src/io/serialize.rs`).
 
 A save writes `.NAME.PID.NONCE.tmp` beside `NAME`, then renames it over `NAME`. The file gets the
 mode any new file gets (0o666 less the umask), as Rust's writer and `open()` give. A save that

@@ -1,6 +1,6 @@
 """The regexes behind the pre-tokenizer presets, for files that need a pattern spelled out, and
 the reverse look-up from a regex to a preset. The patterns live in the Rust core
-(`src/pretokenize/mod.rs`): OpenAI's as tiktoken ships them, the open models' as their
+(`src/pipeline/pretokenize/mod.rs`): OpenAI's as tiktoken ships them, the open models' as their
 `tokenizer.json` files spell them.
 
 Llama 3 splits as cl100k except that trailing whitespace holding a newline is cut after the

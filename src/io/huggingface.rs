@@ -14,12 +14,12 @@
 use crate::error::{Error, Result};
 use crate::models::bpe::{Bpe, BpeOptions};
 use crate::models::unigram::Unigram;
-use crate::normalize::Normalizer;
-use crate::normalize_sentencepiece::SentencePieceNormalizerSpec;
-use crate::postprocess::ModelInputs;
-use crate::pretokenize::PreTokenizer;
+use crate::models::vocab::{byte_spelling, TokenKind, Vocab};
+use crate::pipeline::normalize::Normalizer;
+use crate::pipeline::normalize_sentencepiece::SentencePieceNormalizerSpec;
+use crate::pipeline::postprocess::ModelInputs;
+use crate::pipeline::pretokenize::PreTokenizer;
 use crate::tokenizer::Tokenizer;
-use crate::vocab::{byte_spelling, TokenKind, Vocab};
 use rustc_hash::FxHashMap;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;

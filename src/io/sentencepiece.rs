@@ -18,12 +18,12 @@
 use crate::error::{Error, Result};
 use crate::models::bpe::{Bpe, BpeOptions};
 use crate::models::unigram::{Unigram, DEFAULT_UNKNOWN_SURFACE};
-use crate::normalize::Normalizer;
-use crate::normalize_sentencepiece::SentencePieceNormalizerSpec;
-use crate::precompiled_charsmap::PrecompiledCharsmap;
-use crate::pretokenize::PreTokenizer;
+use crate::models::vocab::{byte_spelling, TokenKind, Vocab};
+use crate::pipeline::normalize::Normalizer;
+use crate::pipeline::normalize_sentencepiece::SentencePieceNormalizerSpec;
+use crate::pipeline::precompiled_charsmap::PrecompiledCharsmap;
+use crate::pipeline::pretokenize::PreTokenizer;
 use crate::tokenizer::{Model, Tokenizer};
-use crate::vocab::{byte_spelling, TokenKind, Vocab};
 use prost::Message;
 use std::path::Path;
 

@@ -5,10 +5,10 @@
 
 use crate::error::{Error, Result};
 use crate::models::bpe::{Bpe, BpeOptions};
-use crate::normalize::Normalizer;
-use crate::pretokenize::PreTokenizer;
+use crate::models::vocab::Vocab;
+use crate::pipeline::normalize::Normalizer;
+use crate::pipeline::pretokenize::PreTokenizer;
 use crate::tokenizer::Tokenizer;
-use crate::vocab::Vocab;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 use rustc_hash::FxHashMap;

@@ -3,12 +3,12 @@
 //! into a tokenizer with BERT's pre-tokenizer.
 
 use crate::error::{Error, Result};
+use crate::models::vocab::Vocab;
 use crate::models::wordpiece::WordPiece;
-use crate::normalize::Normalizer;
-use crate::postprocess::ModelInputs;
-use crate::pretokenize::PreTokenizer;
+use crate::pipeline::normalize::Normalizer;
+use crate::pipeline::postprocess::ModelInputs;
+use crate::pipeline::pretokenize::PreTokenizer;
 use crate::tokenizer::Tokenizer;
-use crate::vocab::Vocab;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::Path;
 
@@ -94,7 +94,7 @@ pub fn build(tokens: &[(String, u32)], specials: &[String], settings: WordPieceS
 
 /// BERT's template, `[CLS] $A [SEP]` and `[CLS] $A [SEP] $B:1 [SEP]:1`, when the vocabulary holds
 /// both tokens.
-pub fn bert_template(tokens: &[(String, u32)]) -> Option<crate::postprocess::PostProcessor> {
+pub fn bert_template(tokens: &[(String, u32)]) -> Option<crate::pipeline::postprocess::PostProcessor> {
     let id = |name: &str| tokens.iter().find(|(t, _)| t == name).map(|&(_, id)| id);
     let (cls, sep) = (id("[CLS]")?, id("[SEP]")?);
     let special = |name: &str, type_id: u32| serde_json::json!({"type": "special", "name": name, "type_id": type_id});

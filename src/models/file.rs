@@ -8,7 +8,7 @@ use super::unigram::file::UnigramFile;
 use super::wordpiece::file::WordPieceFile;
 use super::Model;
 use crate::error::{Error, Result};
-use crate::vocab::{TokenKind, Vocab};
+use crate::models::vocab::{TokenKind, Vocab};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 use serde::{Deserialize, Serialize};

@@ -10,16 +10,18 @@
 
 pub mod bpe;
 pub mod file;
+pub mod piece_cache;
 pub mod unigram;
+pub mod vocab;
 pub mod wordpiece;
 
-use crate::decoder::{Decoder, StripLeading};
 use crate::error::{Error, Result};
-use crate::normalize::Normalizer;
-use crate::piece_cache::{self, PieceCache};
-use crate::pretokenize::PreTokenizer;
-use crate::vocab::Vocab;
+use crate::models::vocab::Vocab;
+use crate::pipeline::decoder::{Decoder, StripLeading};
+use crate::pipeline::normalize::Normalizer;
+use crate::pipeline::pretokenize::PreTokenizer;
 use bpe::Bpe;
+use piece_cache::PieceCache;
 use unigram::Unigram;
 use wordpiece::WordPiece;
 

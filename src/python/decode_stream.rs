@@ -2,7 +2,7 @@
 
 use super::errors::to_py;
 use super::tokenizer::CoreTokenizer;
-use crate::decode_stream::DecodeStream;
+use crate::pipeline::decode_stream::DecodeStream;
 use crate::tokenizer::Tokenizer;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;

@@ -4,9 +4,9 @@ use super::errors::to_py;
 use super::tokenizer::CoreTokenizer;
 use crate::io::huggingface::{HfDocument, UnigramSettings};
 use crate::io::wordpiece::{self, WordPieceSettings};
-use crate::normalize_sentencepiece::SentencePieceNormalizerSpec;
-use crate::postprocess::ModelInputs;
-use crate::precompiled_charsmap::PrecompiledCharsmap;
+use crate::pipeline::normalize_sentencepiece::SentencePieceNormalizerSpec;
+use crate::pipeline::postprocess::ModelInputs;
+use crate::pipeline::precompiled_charsmap::PrecompiledCharsmap;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 

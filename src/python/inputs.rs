@@ -4,7 +4,7 @@
 use super::errors::to_py;
 use super::tokenizer::CoreTokenizer;
 use crate::error::Error;
-use crate::postprocess::{Encoding, ModelInputs};
+use crate::pipeline::postprocess::{Encoding, ModelInputs};
 use crate::tokenizer::Tokenizer;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;

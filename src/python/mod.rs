@@ -34,9 +34,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tokenizer::count_words, m)?)?;
     m.add_function(wrap_pyfunction!(sentencepiece::charsmap_starts_keys, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("FORMAT_VERSION", crate::serialize::VERSION)?;
-    m.add("PRESET_NAMES", crate::pretokenize::PRESET_NAMES.to_vec())?;
-    m.add("PRESET_PATTERNS", crate::pretokenize::preset_patterns())?;
+    m.add("FORMAT_VERSION", crate::io::serialize::VERSION)?;
+    m.add("PRESET_NAMES", crate::pipeline::pretokenize::PRESET_NAMES.to_vec())?;
+    m.add("PRESET_PATTERNS", crate::pipeline::pretokenize::preset_patterns())?;
     m.add_function(wrap_pyfunction!(preset_for_pattern, m)?)?;
     Ok(())
 }
@@ -44,5 +44,5 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// The preset that splits exactly as `pattern` does, when it is spelled as one we know.
 #[pyfunction]
 fn preset_for_pattern(pattern: &str) -> Option<&'static str> {
-    crate::pretokenize::PreTokenizer::preset_for_pattern(pattern)
+    crate::pipeline::pretokenize::PreTokenizer::preset_for_pattern(pattern)
 }

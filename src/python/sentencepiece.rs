@@ -5,7 +5,7 @@ use super::errors::to_py;
 use super::tokenizer::CoreTokenizer;
 use crate::error::Error;
 use crate::io::sentencepiece as sentencepiece_model;
-use crate::precompiled_charsmap::PrecompiledCharsmap;
+use crate::pipeline::precompiled_charsmap::PrecompiledCharsmap;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::path::PathBuf;

@@ -2,10 +2,10 @@
 
 use super::callback::detach_reporting;
 use super::errors::to_py;
+use crate::io::serialize;
 use crate::models::bpe::{Bpe, BpeOptions};
 use crate::models::PieceModel;
-use crate::pretokenize::PreTokenizer;
-use crate::serialize;
+use crate::pipeline::pretokenize::PreTokenizer;
 use crate::tokenizer::{SpecialSet, Tokenizer};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::ffi;
@@ -263,7 +263,7 @@ impl CoreTokenizer {
         };
         // The workers are the process's pool threads, whose piece caches stay warm from one
         // call to the next (fresh threads would start every batch with empty caches).
-        crate::threads::pool().in_place_scope(|scope| -> PyResult<()> {
+        crate::util::threads::pool().in_place_scope(|scope| -> PyResult<()> {
             let mut rx = rx; // dropped on an early return, so that blocked workers stop
             for _ in 1..threads {
                 let (tx, next, texts, inner) = (tx.clone(), &next, &texts, &self.inner);
@@ -548,7 +548,7 @@ pub fn count_pieces(py: Python<'_>, pattern: &str, texts: Vec<PyBackedStr>) -> P
     let pre = PreTokenizer::from_spec(pattern).map_err(to_py)?;
     let texts: Vec<&str> = texts.iter().map(|t| &**t).collect();
     py.detach(|| {
-        crate::threads::install(|| {
+        crate::util::threads::install(|| {
             texts
                 .par_iter()
                 .map(|text| {
@@ -570,7 +570,7 @@ pub fn count_pieces(py: Python<'_>, pattern: &str, texts: Vec<PyBackedStr>) -> P
 pub fn count_words(py: Python<'_>, texts: Vec<PyBackedStr>) -> u64 {
     use rayon::prelude::*;
     let texts: Vec<&str> = texts.iter().map(|t| &**t).collect();
-    py.detach(|| crate::threads::install(|| texts.par_iter().map(|text| crate::words::count_words(text)).sum()))
+    py.detach(|| crate::util::threads::install(|| texts.par_iter().map(|text| crate::words::count_words(text)).sum()))
 }
 
 /// Splits `text` with a pre-tokenizer preset or regex: `split("cl100k", "Hi there")`.

@@ -3,13 +3,13 @@
 use super::callback::detach_reporting;
 use super::errors::to_py;
 use super::tokenizer::CoreTokenizer;
-use crate::count::{WordCounts, WordSplitter};
 use crate::error::Error;
+use crate::io::count::{WordCounts, WordSplitter};
 use crate::models::bpe::train::{self, BpeTrainConfig, TrainProgress};
 use crate::models::bpe::BpeOptions;
-use crate::normalize::Normalizer;
-use crate::pretokenize::PreTokenizer;
-use crate::special::SpecialTokens;
+use crate::pipeline::normalize::Normalizer;
+use crate::pipeline::pretokenize::PreTokenizer;
+use crate::pipeline::special::SpecialTokens;
 use crate::tokenizer::Tokenizer;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
@@ -190,7 +190,7 @@ impl WordCounter {
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         let meta = serde_json::to_string(&self.config()).expect("config serializes");
         let counts = self.counts.lock().expect("counter lock").clone();
-        py.detach(|| crate::serialize::write_atomically(&path, &counts.to_bytes(&meta))).map_err(to_py)
+        py.detach(|| crate::io::serialize::write_atomically(&path, &counts.to_bytes(&meta))).map_err(to_py)
     }
 
     #[staticmethod]

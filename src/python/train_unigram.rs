@@ -7,8 +7,8 @@ use super::tokenizer::CoreTokenizer;
 use super::train::WordCounter;
 use crate::models::unigram::layout::UnigramTokens;
 use crate::models::unigram::train::{self, UnigramProgress, UnigramTrainConfig};
-use crate::normalize::Normalizer;
-use crate::pretokenize::PreTokenizer;
+use crate::pipeline::normalize::Normalizer;
+use crate::pipeline::pretokenize::PreTokenizer;
 use crate::tokenizer::Tokenizer;
 use pyo3::prelude::*;
 

@@ -8,7 +8,7 @@ use super::train::WordCounter;
 use crate::error::Error;
 use crate::io::wordpiece::{self, WordPieceSettings};
 use crate::models::wordpiece::train::{self, WordPieceProgress, WordPieceTrainConfig};
-use crate::postprocess::ModelInputs;
+use crate::pipeline::postprocess::ModelInputs;
 use pyo3::prelude::*;
 
 #[pyfunction]

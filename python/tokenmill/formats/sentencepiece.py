@@ -1,7 +1,7 @@
 """SentencePiece `.model` files, read and written in Python without a protobuf dependency:
 the writer of `save_sentencepiece` for tokenizers not read from a `.model` file, and the tests'
 view of a file's every field. (Tokenizers are read by the Rust reader,
-`src/sentencepiece_model.rs`.)
+`src/io/sentencepiece.rs`.)
 
 A `.model` file is one protobuf `ModelProto` (sentencepiece's `src/sentencepiece_model.proto`):
 the pieces with their scores and types, the trainer's settings, and the normalizer's settings,

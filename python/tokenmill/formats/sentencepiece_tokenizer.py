@@ -1,6 +1,6 @@
 """SentencePiece `.model` files ↔ tokenmill tokenizers.
 
-`read` hands the file's bytes to the Rust reader (`src/sentencepiece_model.rs`), which turns
+`read` hands the file's bytes to the Rust reader (`src/io/sentencepiece.rs`), which turns
 pieces into tokens of their kinds and keeps the normalizer's precompiled character map as it is;
 the tokenizer remembers the file, and `write` gives that file back byte for byte. A tokenizer
 not read from a `.model` file goes through `model_of`, which builds the model from the

@@ -33,7 +33,7 @@
 use super::edges::{Histories, HistoryPart};
 use super::ranked::BACKTRACK_MULTIBYTE_FROM;
 use super::Bpe;
-use crate::trie::Trie;
+use crate::util::trie::Trie;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -87,7 +87,7 @@ impl Backtracker {
         // Replaying every token's merges is half the building time: split over threads. Plain
         // scoped threads, not the pool's: this may run inside a pool task, and a pool thread
         // waiting here could pick up another task that waits for this very initialization.
-        let chunk = tokens.len().div_ceil(crate::threads::count().max(1)).max(1);
+        let chunk = tokens.len().div_ceil(crate::util::threads::count().max(1)).max(1);
         let (whole, unreachable, histories): (Vec<Token>, Vec<Token>, Vec<HistoryPart>) = std::thread::scope(|scope| {
             let parts: Vec<_> = tokens
                 .chunks(chunk)
@@ -312,8 +312,8 @@ fn slot_of(left: u32, right: u32, bits: u32) -> usize {
 #[cfg(test)]
 mod tests {
     use super::super::{Bpe, BpeOptions};
+    use crate::models::vocab::Vocab;
     use crate::tokenizer::SplitMix64;
-    use crate::vocab::Vocab;
 
     /// A ranked vocabulary of the 256 bytes and `extra` random strings over `alphabet`, with
     /// ranks in random order: tokens that merging cannot reach, tokens ranked before their

@@ -16,7 +16,7 @@
 //! compatibility table misses for every pair met for the first time.
 
 use super::Bpe;
-use crate::vocab::short_token_key;
+use crate::models::vocab::short_token_key;
 
 /// The id (rank) of the token a step makes, in the low bits of a step.
 const ID_BITS: u32 = 30;

@@ -419,7 +419,7 @@ impl<S: Symbol> MergeState<S> {
         let span = (words.max_id - first_id) as usize + 1;
         let (arena, offsets) = narrow::<S>(words);
         let pairs = if span <= DENSE_ALPHABET {
-            count_pairs_dense(&arena, &offsets, first_id, span, crate::threads::count().max(1))
+            count_pairs_dense(&arena, &offsets, first_id, span, crate::util::threads::count().max(1))
         } else {
             count_pairs_hashed(&arena, &offsets)
         };
@@ -486,7 +486,7 @@ impl<S: Symbol> MergeState<S> {
         } else {
             // The first merges visit a large share of all words: split the sorted places (and so
             // the arena) into disjoint parts, rewrite them on threads, then add up the changes.
-            let parts = crate::threads::count().max(1);
+            let parts = crate::util::threads::count().max(1);
             let per_part = places.len().div_ceil(parts);
             let mut jobs = Vec::with_capacity(parts);
             let mut rest: &mut [S] = &mut self.arena;
@@ -502,7 +502,7 @@ impl<S: Symbol> MergeState<S> {
                 rest = tail;
                 base = end;
             }
-            crate::threads::install(|| {
+            crate::util::threads::install(|| {
                 jobs.par_iter_mut().for_each(|(arena, base, group, changes)| {
                     rewrite_words(arena, *base, group, pair, merged, changes);
                 })
@@ -723,12 +723,12 @@ fn relayout<F: Symbol, T: Symbol>(from: &[F], offsets: &[u32]) -> (Vec<T>, Vec<u
 /// pairs (by hash), so no map is ever merged with another. (A first pass used to tally each
 /// list's size so it could be allocated exactly; dropping it cost nothing measurable.)
 fn count_pairs_hashed<S: Symbol>(arena: &[S], offsets: &[u32]) -> FxHashMap<Pair, PairEntry> {
-    let parts = crate::threads::count().max(1) as u64;
+    let parts = crate::util::threads::count().max(1) as u64;
     let part_of = |pair: Pair| {
         let hash = ((pair.0 as u64) << 32 | pair.1 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         ((hash as u128 * parts as u128) >> 64) as u64
     };
-    let parts_maps: Vec<FxHashMap<Pair, PairEntry>> = crate::threads::install(|| {
+    let parts_maps: Vec<FxHashMap<Pair, PairEntry>> = crate::util::threads::install(|| {
         (0..parts)
             .into_par_iter()
             .map(|part| {
@@ -793,7 +793,7 @@ fn count_pairs_dense<S: Symbol>(
     }
     // Pass 1: per part, each pair's count and how many words hold it (each word once: a word's
     // windows are visited together, so comparing with the last word seen is enough).
-    let tallies: Vec<Vec<Tally>> = crate::threads::install(|| {
+    let tallies: Vec<Vec<Tally>> = crate::util::threads::install(|| {
         groups
             .par_iter()
             .map(|group| {
@@ -829,7 +829,7 @@ fn count_pairs_dense<S: Symbol>(
         }
     }
     // Pass 2: each part writes its words into its stretches.
-    crate::threads::install(|| {
+    crate::util::threads::install(|| {
         groups.par_iter().zip(stretches.par_iter_mut()).for_each(|(group, stretch)| {
             let mut filled = vec![0u32; index.len()];
             let mut last = vec![NO_ENTRY; index.len()];

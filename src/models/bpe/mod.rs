@@ -20,11 +20,11 @@ mod truncate;
 
 pub use sentencepiece::SentencePieceParts;
 
-use crate::decoder::Decoder;
 use crate::error::{Error, Result};
-use crate::normalize::Normalizer;
-use crate::pretokenize::PreTokenizer;
-use crate::vocab::Vocab;
+use crate::models::vocab::Vocab;
+use crate::pipeline::decoder::Decoder;
+use crate::pipeline::normalize::Normalizer;
+use crate::pipeline::pretokenize::PreTokenizer;
 use rustc_hash::FxHashMap;
 
 /// How a BPE model starts a piece and what it does at the edges.
@@ -227,7 +227,7 @@ impl Bpe {
         if Some(id) == self.unk_id {
             return None;
         }
-        if let Some(crate::vocab::TokenKind::Byte(_)) = self.vocab.kind(id) {
+        if let Some(crate::models::vocab::TokenKind::Byte(_)) = self.vocab.kind(id) {
             return Some(1);
         }
         let bytes = self.vocab.token_bytes(id).ok()?;

@@ -12,8 +12,8 @@
 
 use super::{Bpe, BpeOptions};
 use crate::error::{Error, Result};
-use crate::trie::Trie;
-use crate::vocab::{TokenKind, Vocab};
+use crate::models::vocab::{TokenKind, Vocab};
+use crate::util::trie::Trie;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// What a SentencePiece BPE model holds beyond a BPE model's vocabulary and pair table.

@@ -15,9 +15,9 @@
 
 use super::merge_state::{AnyMergeState, Candidate, Pair, PairHeap, TokenOrder, WordList};
 use super::{Bpe, BpeOptions};
-use crate::count::WordCounts;
 use crate::error::{Error, Result};
-use crate::vocab::Vocab;
+use crate::io::count::WordCounts;
+use crate::models::vocab::Vocab;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The fewest pairs the merge heap takes in at a time (see `merge_loop`).

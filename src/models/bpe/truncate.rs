@@ -4,9 +4,9 @@
 
 use super::Bpe;
 use crate::error::{Error, Result};
+use crate::models::vocab::Vocab;
 use crate::models::PieceModel;
 use crate::tokenizer::{Model, Tokenizer};
-use crate::vocab::Vocab;
 use rustc_hash::FxHashSet;
 
 impl Tokenizer {

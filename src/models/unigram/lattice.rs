@@ -5,7 +5,7 @@
 //! the same edges.
 
 use super::utf8_len;
-use crate::trie::CharTrie;
+use crate::util::trie::CharTrie;
 
 /// What the lattice needs of a model: its pieces, their scores, and the unknown piece. The
 /// encoder's `Unigram` and the trainer's working model both are one.

@@ -4,7 +4,7 @@
 
 use super::Unigram;
 use crate::error::{Error, Result};
-use crate::vocab::{TokenKind, Vocab};
+use crate::models::vocab::{TokenKind, Vocab};
 
 /// The tokens a trained Unigram vocabulary holds besides its pieces.
 pub struct UnigramTokens {

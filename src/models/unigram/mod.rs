@@ -14,12 +14,12 @@ pub mod layout;
 pub mod seeds;
 pub mod train;
 
-use crate::decoder::Decoder;
 use crate::error::{Error, Result};
-use crate::normalize::Normalizer;
-use crate::pretokenize::PreTokenizer;
-use crate::trie::CharTrie;
-use crate::vocab::{TokenKind, Vocab};
+use crate::models::vocab::{TokenKind, Vocab};
+use crate::pipeline::decoder::Decoder;
+use crate::pipeline::normalize::Normalizer;
+use crate::pipeline::pretokenize::PreTokenizer;
+use crate::util::trie::CharTrie;
 use rustc_hash::FxHashSet;
 use std::hash::BuildHasher;
 
@@ -141,7 +141,7 @@ impl Unigram {
             unk_score: min_score - UNKNOWN_PENALTY,
             byte_fallback,
             unknown_surface: DEFAULT_UNKNOWN_SURFACE.to_string(),
-            cache_id: crate::piece_cache::next_owner_id(),
+            cache_id: crate::models::piece_cache::next_owner_id(),
             vocab,
         })
     }
@@ -351,7 +351,7 @@ impl super::PieceModel for Unigram {
     #[inline]
     fn encode_cached(
         &self,
-        _cache: &mut crate::piece_cache::PieceCache,
+        _cache: &mut crate::models::piece_cache::PieceCache,
         piece: &str,
         carry: &mut f32,
         out: &mut Vec<u32>,

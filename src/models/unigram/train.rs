@@ -14,9 +14,9 @@
 
 use super::lattice::{self, Pieces};
 use super::seeds::{seed_pieces, PieceRules};
-use crate::count::WordCounts;
 use crate::error::{Error, Result};
-use crate::trie::CharTrie;
+use crate::io::count::WordCounts;
+use crate::util::trie::CharTrie;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -187,10 +187,10 @@ fn required_chars(words: &[(&str, u64)], coverage: f64) -> Vec<(char, u64)> {
 
 /// Calls `f` with each thread's share of `words` and collects the results.
 fn share_out<T: Send>(words: &[(&str, u64)], f: impl Fn(&[(&str, u64)]) -> T + Sync) -> Vec<T> {
-    let threads = crate::threads::pool().current_num_threads().max(1);
+    let threads = crate::util::threads::pool().current_num_threads().max(1);
     // More chunks than threads: words are sorted by count, so long rare words bunch at the end.
     let chunk = words.len().div_ceil(threads * 8).max(256);
-    crate::threads::install(|| words.par_chunks(chunk).map(&f).collect())
+    crate::util::threads::install(|| words.par_chunks(chunk).map(&f).collect())
 }
 
 /// The expected count of every piece over all words (E-step).
@@ -248,7 +248,7 @@ fn prune(model: &Working, words: &[(&str, u64)], desired: usize, shrinking_facto
     // Each piece alone: if its best cut is itself, the second best is what replaces it; if its
     // best cut is something else, the piece is never used and goes.
     let ids: Vec<u32> = (0..n as u32).collect();
-    let alternatives: Vec<Option<Vec<u32>>> = crate::threads::install(|| {
+    let alternatives: Vec<Option<Vec<u32>>> = crate::util::threads::install(|| {
         ids.par_iter()
             .map(|&i| {
                 let best = lattice::nbest(model, &model.pieces[i as usize].0, 2);

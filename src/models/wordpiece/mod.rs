@@ -6,11 +6,11 @@
 pub mod file;
 pub mod train;
 
-use crate::decoder::Decoder;
 use crate::error::{Error, Result};
-use crate::normalize::Normalizer;
-use crate::pretokenize::PreTokenizer;
-use crate::vocab::Vocab;
+use crate::models::vocab::Vocab;
+use crate::pipeline::decoder::Decoder;
+use crate::pipeline::normalize::Normalizer;
+use crate::pipeline::pretokenize::PreTokenizer;
 
 #[derive(Debug, Clone)]
 pub struct WordPiece {

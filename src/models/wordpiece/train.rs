@@ -11,8 +11,8 @@
 //! when popped (a fresher one exists). Ties break on bytes: the smaller left token, then the
 //! smaller right, so the result never depends on threads, hashing or corpus order.
 
-use crate::count::WordCounts;
 use crate::error::{Error, Result};
+use crate::io::count::WordCounts;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 use std::rc::Rc;

@@ -16,7 +16,7 @@ pub use encoding::{Encoding, Side};
 pub use inputs::ModelInputs;
 
 use crate::error::{Error, Result};
-use crate::vocab::Vocab;
+use crate::models::vocab::Vocab;
 use serde::{Deserialize, Serialize};
 
 /// A part of a template: one of the inputs, or a special token, each with a type id.

@@ -2,7 +2,7 @@
 //! A normalizer is a sequence of steps named in a spec string such as `"nfkc+lowercase"`.
 
 use crate::error::{Error, Result};
-use crate::normalize_sentencepiece::{SentencePieceNormalizer, SentencePieceNormalizerSpec};
+use crate::pipeline::normalize_sentencepiece::{SentencePieceNormalizer, SentencePieceNormalizerSpec};
 use std::borrow::Cow;
 use unicode_normalization::{
     is_nfc_quick, is_nfd_quick, is_nfkc_quick, is_nfkd_quick, IsNormalized, UnicodeNormalization,
@@ -41,7 +41,7 @@ impl Normalizer {
     /// Parses `"nfc"`, `"nfkc+lowercase"`, `"nfd+strip_accents"`, … ; `""` or `"none"` is no-op.
     ///
     /// ```
-    /// use tokenmill::normalize::Normalizer;
+    /// use tokenmill::pipeline::normalize::Normalizer;
     /// let n = Normalizer::from_spec("nfkc+lowercase").unwrap();
     /// assert_eq!(n.apply("Ｈｅｌｌｏ"), "hello");
     /// ```
@@ -163,7 +163,7 @@ impl Normalizer {
                     format!(" {out}")
                 }
                 Step::CleanText => {
-                    let other = crate::charset::other();
+                    let other = crate::util::charset::other();
                     out.chars()
                         .filter(|&c| {
                             !(c == '\0' || c == '\u{FFFD}' || (!matches!(c, '\t' | '\n' | '\r') && other.contains(c)))
@@ -188,7 +188,7 @@ impl Normalizer {
                     s
                 }
                 Step::StripMarks => {
-                    let marks = crate::charset::nonspacing_marks();
+                    let marks = crate::util::charset::nonspacing_marks();
                     out.nfd().filter(|&c| !marks.contains(c)).collect()
                 }
                 Step::LowercaseChars => out.chars().flat_map(char::to_lowercase).collect(),
@@ -210,7 +210,7 @@ impl Normalizer {
             out.push(' ');
             align.push((0, 0));
         }
-        let other = self.steps.contains(&Step::CleanText).then(crate::charset::other);
+        let other = self.steps.contains(&Step::CleanText).then(crate::util::charset::other);
         'bytes: for (i, c) in text.char_indices() {
             let mut c = c;
             for step in &self.steps {

@@ -4,11 +4,11 @@
 //! tables are summed, so the result does not depend on thread count or order. Counts are u64.
 
 use crate::error::{Error, Result};
-use crate::normalize::Normalizer;
-use crate::pretokenize::PreTokenizer;
-use crate::read::{Block, BlockReader, CutRule};
-use crate::special::{Segment, SpecialTokens};
-use crate::word_table::{CountCache, WordTable};
+use crate::io::read::{Block, BlockReader, CutRule};
+use crate::io::word_table::{CountCache, WordTable};
+use crate::pipeline::normalize::Normalizer;
+use crate::pipeline::pretokenize::PreTokenizer;
+use crate::pipeline::special::{Segment, SpecialTokens};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -283,7 +283,7 @@ impl WordSplitter {
     pub fn count_texts(&self, texts: &[&str]) -> Result<WordCounts> {
         let chunks: Vec<&str> = texts.iter().flat_map(|t| split_for_threads(t, CHUNK)).collect();
         let total: usize = chunks.iter().map(|c| c.len()).sum();
-        crate::threads::install(|| {
+        crate::util::threads::install(|| {
             chunks
                 .par_iter()
                 .with_min_len(per_thread(chunks.len()))
@@ -377,7 +377,7 @@ impl WordSplitter {
         let mut batch_bytes = 0;
         let mut flush = |batch: &mut Vec<Block>| -> Result<()> {
             let read: u64 = batch.iter().map(|b| b.bytes.len() as u64).sum();
-            let counts = crate::threads::install(|| {
+            let counts = crate::util::threads::install(|| {
                 batch
                     .par_iter()
                     .with_min_len(per_thread(batch.len()))
@@ -480,7 +480,7 @@ fn replace_lone_surrogates(line: &[u8]) -> Vec<u8> {
 /// How many of `n` work items one rayon task takes: all threads stay busy, yet no more than one
 /// word table per thread is being filled at a time (each is a large share of the memory peak).
 fn per_thread(n: usize) -> usize {
-    n.div_ceil(crate::threads::count()).max(1)
+    n.div_ceil(crate::util::threads::count()).max(1)
 }
 
 /// Cuts `text` into pieces of about `target` bytes after lone newlines ([`CutRule::LoneNewline`]),

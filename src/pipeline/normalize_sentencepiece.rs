@@ -9,10 +9,10 @@
 //!
 //! It keeps where each output byte came from, so offsets reach the original text.
 
-use crate::decoder::METASPACE;
-use crate::normalize::Alignment;
-use crate::precompiled_charsmap::{self, PrecompiledCharsmap};
-use crate::trie::CharTrie;
+use crate::pipeline::decoder::METASPACE;
+use crate::pipeline::normalize::Alignment;
+use crate::pipeline::precompiled_charsmap::{self, PrecompiledCharsmap};
+use crate::util::trie::CharTrie;
 use serde::{Deserialize, Serialize};
 
 /// The settings of a SentencePiece normalizer as files store them.

@@ -3,11 +3,11 @@
 
 use super::{Encoding, Padding, PostProcessor, Truncation};
 use crate::error::{Error, Result};
+use crate::models::piece_cache;
+use crate::models::vocab::Vocab;
 use crate::models::PieceModel;
-use crate::piece_cache;
-use crate::special::Segment;
+use crate::pipeline::special::Segment;
 use crate::tokenizer::Tokenizer;
-use crate::vocab::Vocab;
 use serde::{Deserialize, Serialize};
 
 /// The longest padded length accepted: padding allocates it for every input of a batch, so an

@@ -5,7 +5,7 @@
 //! as `▁`, bytes as `<0xNN>` tokens, and drop control tokens.
 
 use crate::error::Result;
-use crate::vocab::{TokenKind, Vocab};
+use crate::models::vocab::{TokenKind, Vocab};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decoder {

@@ -22,10 +22,10 @@
 use crate::error::{Error, Result};
 use crate::models::file::{FileModel, OtherTokens};
 use crate::models::PieceModel;
-use crate::normalize::Normalizer;
-use crate::normalize_sentencepiece::SentencePieceNormalizerSpec;
-use crate::postprocess::ModelInputs;
-use crate::pretokenize::PreTokenizer;
+use crate::pipeline::normalize::Normalizer;
+use crate::pipeline::normalize_sentencepiece::SentencePieceNormalizerSpec;
+use crate::pipeline::postprocess::ModelInputs;
+use crate::pipeline::pretokenize::PreTokenizer;
 use crate::tokenizer::Tokenizer;
 use serde::{Deserialize, Serialize};
 use std::io::Write;

@@ -18,7 +18,7 @@
 //! extra pass). 64-byte slots holding up to 10 ids made the table 1 MiB and were slower than
 //! these 32-byte ones.
 
-use crate::vocab::pack_le;
+use crate::models::vocab::pack_le;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 

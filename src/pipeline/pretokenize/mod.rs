@@ -267,7 +267,7 @@ impl PreTokenizer {
     /// Calls `f` on each piece of `text`, in order.
     ///
     /// ```
-    /// use tokenmill::pretokenize::PreTokenizer;
+    /// use tokenmill::pipeline::pretokenize::PreTokenizer;
     /// let mut pieces = Vec::new();
     /// let cl100k = PreTokenizer::from_spec("cl100k").unwrap();
     /// cl100k.for_each_piece("Hello world!!", |p| Ok(pieces.push(p.to_string()))).unwrap();
@@ -292,7 +292,7 @@ impl PreTokenizer {
                 }
             }
             PreTokenizer::Metaspace { suffix } => {
-                let marker = crate::decoder::METASPACE;
+                let marker = crate::pipeline::decoder::METASPACE;
                 let mut start = 0;
                 for (i, _) in text.match_indices(marker) {
                     let cut = if *suffix { i + marker.len() } else { i };
@@ -327,7 +327,7 @@ impl PreTokenizer {
                 Ok(())
             }
             PreTokenizer::Bert => {
-                let punctuation = crate::charset::punctuation();
+                let punctuation = crate::util::charset::punctuation();
                 let mut start = None;
                 for (i, c) in text.char_indices() {
                     let (space, punct) = (c.is_whitespace(), punctuation.contains(c));
