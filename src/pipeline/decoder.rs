@@ -48,7 +48,7 @@ fn byte_run_parts(bytes: &[u8]) -> Vec<Vec<u8>> {
     let mut parts = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let len = crate::models::unigram::utf8_len(bytes[i]);
+        let len = crate::util::utf8::utf8_len(bytes[i]);
         if i + len <= bytes.len() && std::str::from_utf8(&bytes[i..i + len]).is_ok() {
             parts.extend(bytes[i..i + len].iter().map(|&b| vec![b]));
             i += len;

@@ -1,6 +1,8 @@
 //! Building blocks the stages share: character tries, Unicode character sets, the thread pool
-//! that survives `fork`.
+//! that survives `fork`, a seedable generator, UTF-8 lengths.
 
 pub mod charset;
+pub mod rng;
 pub mod threads;
 pub mod trie;
+pub mod utf8;

@@ -322,16 +322,7 @@ impl lattice::Pieces for Unigram {
     }
 }
 
-/// The length of the UTF-8 character that starts with `lead`.
-#[inline]
-pub(crate) fn utf8_len(lead: u8) -> usize {
-    match lead {
-        0..=0x7F => 1,
-        0xC0..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        _ => 4,
-    }
-}
+pub(crate) use crate::util::utf8::utf8_len;
 
 impl super::PieceModel for Unigram {
     fn vocab(&self) -> &Vocab {
