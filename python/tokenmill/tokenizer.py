@@ -731,13 +731,15 @@ class Tokenizer:
         own = model_inputs.current(self)
         if settings["post_processor"] is not own["post_processor"]:
             return self._core.with_model_inputs_json(json.dumps(settings))
+        if len(self._call_cores) > 16:
+            self._call_cores.clear()
+        if not self._call_cores:
+            # The tokenizer's own settings are the first entry: a call asking for them is served
+            # by this core itself.
+            self._call_cores[model_inputs.settings_key(own)] = self._core
         key = model_inputs.settings_key(settings)
-        if key == model_inputs.settings_key(own):
-            return self._core
         core = self._call_cores.get(key)
         if core is None:
-            if len(self._call_cores) > 16:
-                self._call_cores.clear()
             core = self._call_cores[key] = self._core.with_model_inputs_json(json.dumps(settings))
         return core
 

@@ -167,20 +167,37 @@ impl HfDocument {
     }
 
     /// A byte-level BPE tokenizer from this file: the added tokens are special tokens, every
-    /// other token is read as byte-level text, the merges become pairs of ids. The caller has
-    /// read the components: `pattern` (a preset or regex, `keep_gaps` for an Isolated split),
-    /// `normalizer` (a spec), `whole_piece_first` (`ignore_merges`) and the model inputs.
-    pub fn byte_level_bpe(
-        &self,
-        pattern: &str,
-        keep_gaps: bool,
-        normalizer: &str,
-        whole_piece_first: bool,
-        inputs: ModelInputs,
-    ) -> Result<Tokenizer> {
+    /// other token is read as byte-level text, the merges become pairs of ids; `settings` are
+    /// what the caller read of the components.
+    pub fn byte_level_bpe(&self, settings: ByteLevelSettings) -> Result<Tokenizer> {
         let parts = ByteLevelParts { vocab: &self.vocab, merges: &self.merges, added: &self.added };
-        parts.tokenizer(&|reason| self.error(reason), pattern, keep_gaps, normalizer, whole_piece_first, inputs)
+        parts.tokenizer(&|reason| self.error(reason), settings)
     }
+
+    /// A WordPiece tokenizer from this file: the model's vocabulary with the added tokens (an
+    /// added token the model lacks joins it at its id), each added token special.
+    pub fn wordpiece(&self, settings: crate::io::wordpiece::WordPieceSettings) -> Result<Tokenizer> {
+        let mut tokens = self.vocab.clone();
+        let known: rustc_hash::FxHashSet<&str> = self.vocab.iter().map(|(t, _)| t.as_str()).collect();
+        tokens.extend(self.added.iter().filter(|(t, _)| !known.contains(t.as_str())).cloned());
+        let specials: Vec<String> = self.added.iter().map(|(t, _)| t.clone()).collect();
+        crate::io::wordpiece::build(&tokens, &specials, settings).map_err(|e| match e {
+            Error::Config(reason) => self.error(reason),
+            other => other,
+        })
+    }
+}
+
+/// What a byte-level BPE file's components say besides its tables.
+pub struct ByteLevelSettings<'a> {
+    /// A preset name or a regex; `keep_gaps` for a Split whose unmatched stretches are pieces.
+    pub pattern: &'a str,
+    pub keep_gaps: bool,
+    /// A normalizer spec.
+    pub normalizer: &'a str,
+    /// A piece that is a token stays whole (`ignore_merges`).
+    pub whole_piece_first: bool,
+    pub inputs: ModelInputs,
 }
 
 /// What a Unigram `tokenizer.json`'s components say, as the caller read them.
@@ -293,7 +310,14 @@ pub fn gpt2_files(vocab_path: &Path, merges_path: &Path) -> Result<Tokenizer> {
         vocab.iter().filter(|(t, _)| t.starts_with("<|") && t.ends_with("|>") && t.len() > 4).cloned().collect();
     let parts = ByteLevelParts { vocab: &vocab, merges: &merges, added: &added };
     let bad = |reason| Error::Format { path: vocab_path.to_path_buf(), format: "GPT-2 vocab.json", reason };
-    parts.tokenizer(&bad, "gpt2", false, "none", false, ModelInputs::default())
+    let settings = ByteLevelSettings {
+        pattern: "gpt2",
+        keep_gaps: false,
+        normalizer: "none",
+        whole_piece_first: false,
+        inputs: ModelInputs::default(),
+    };
+    parts.tokenizer(&bad, settings)
 }
 
 /// A byte-level BPE vocabulary as files spell it: tokens in byte-level characters with ids,
@@ -307,18 +331,11 @@ struct ByteLevelParts<'a> {
 impl ByteLevelParts<'_> {
     /// The tokenizer: every token but the added ones read as byte-level text, the merges as
     /// pairs of ids; `bad` makes a file's error.
-    fn tokenizer(
-        &self,
-        bad: &dyn Fn(String) -> Error,
-        pattern: &str,
-        keep_gaps: bool,
-        normalizer: &str,
-        whole_piece_first: bool,
-        inputs: ModelInputs,
-    ) -> Result<Tokenizer> {
+    fn tokenizer(&self, bad: &dyn Fn(String) -> Error, settings: ByteLevelSettings) -> Result<Tokenizer> {
         let decode = byte_decoder();
         let special_ids: rustc_hash::FxHashSet<u32> = self.added.iter().map(|&(_, id)| id).collect();
         let mut vocab = Vocab::default();
+        vocab.reserve(self.vocab.len());
         let mut ids: FxHashMap<&str, u32> = FxHashMap::default();
         ids.reserve(self.vocab.len());
         let mut bytes = Vec::new();
@@ -351,29 +368,15 @@ impl ByteLevelParts<'_> {
                 _ => return Err(bad(format!("merge {n} ({left:?}, {right:?}) names a token not in the vocabulary"))),
             }
         }
-        let options = BpeOptions { byte_level: true, whole_piece_first, ..BpeOptions::default() };
+        let options =
+            BpeOptions { byte_level: true, whole_piece_first: settings.whole_piece_first, ..BpeOptions::default() };
         let model = Bpe::from_merges(vocab, merges, options)?;
-        let pretokenizer = PreTokenizer::from_spec(pattern)?;
-        let pretokenizer = if keep_gaps { pretokenizer.keeping_gaps() } else { pretokenizer };
-        let mut tok = Tokenizer::new(Normalizer::from_spec(normalizer)?, pretokenizer, model);
-        inputs.check(tok.vocab())?;
-        tok.inputs = inputs;
+        let pretokenizer = PreTokenizer::from_spec(settings.pattern)?;
+        let pretokenizer = if settings.keep_gaps { pretokenizer.keeping_gaps() } else { pretokenizer };
+        let mut tok = Tokenizer::new(Normalizer::from_spec(settings.normalizer)?, pretokenizer, model);
+        settings.inputs.check(tok.vocab())?;
+        tok.inputs = settings.inputs;
         Ok(tok)
-    }
-}
-
-impl HfDocument {
-    /// A WordPiece tokenizer from this file: the model's vocabulary with the added tokens (an
-    /// added token the model lacks joins it at its id), each added token special.
-    pub fn wordpiece(&self, settings: crate::io::wordpiece::WordPieceSettings) -> Result<Tokenizer> {
-        let mut tokens = self.vocab.clone();
-        let known: rustc_hash::FxHashSet<&str> = self.vocab.iter().map(|(t, _)| t.as_str()).collect();
-        tokens.extend(self.added.iter().filter(|(t, _)| !known.contains(t.as_str())).cloned());
-        let specials: Vec<String> = self.added.iter().map(|(t, _)| t.clone()).collect();
-        crate::io::wordpiece::build(&tokens, &specials, settings).map_err(|e| match e {
-            Error::Config(reason) => self.error(reason),
-            other => other,
-        })
     }
 }
 

@@ -78,6 +78,7 @@ pub fn parse_ranks(raw: &[u8], path: &Path) -> Result<Vec<(u32, Vec<u8>)>> {
 pub fn ranked_tokenizer(ranks: &[(u32, Vec<u8>)], specials: &[(String, u32)], pattern: &str) -> Result<Tokenizer> {
     let pretokenizer = PreTokenizer::from_spec(pattern)?;
     let mut vocab = Vocab::default();
+    vocab.reserve(ranks.len());
     for (rank, token) in ranks {
         vocab.insert(*rank, token)?;
     }

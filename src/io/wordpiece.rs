@@ -66,6 +66,7 @@ pub fn build(tokens: &[(String, u32)], specials: &[String], settings: WordPieceS
     }
     let specials: FxHashSet<&str> = specials.iter().map(String::as_str).collect();
     let mut vocab = Vocab::default();
+    vocab.reserve(tokens.len());
     let mut special_ids = Vec::new();
     for (text, id) in tokens {
         if specials.contains(text.as_str()) {

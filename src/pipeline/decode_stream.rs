@@ -62,7 +62,8 @@ impl DecodeStream {
             return Ok(Vec::new());
         }
         let parts = tok.decode_parts(&self.ids, true, self.follows)?;
-        let cut = if !parts.concat().ends_with(REPLACEMENT) {
+        let text = parts.concat();
+        let cut = if !text.ends_with(REPLACEMENT) {
             parts.len()
         } else if parts.len() - self.context > MAX_PENDING {
             // Cut where a part starts a character (a byte run's later bytes are parts of their
@@ -75,11 +76,11 @@ impl DecodeStream {
         } else {
             return Ok(Vec::new());
         };
-        let text = parts[..cut].concat();
-        if text.len() <= self.emitted {
+        let upto: usize = parts[..cut].iter().map(Vec::len).sum();
+        if upto <= self.emitted {
             return Ok(Vec::new());
         }
-        let out = text[self.emitted..].to_vec();
+        let out = text[self.emitted..upto].to_vec();
         // The ids up to `cut` become the context; the old context is dropped (the decoder's state
         // after it is "text has begun", which `follows` carries).
         self.emitted = parts[self.context..cut].iter().map(Vec::len).sum();

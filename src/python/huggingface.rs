@@ -2,7 +2,7 @@
 
 use super::errors::to_py;
 use super::tokenizer::CoreTokenizer;
-use crate::io::huggingface::{HfDocument, UnigramSettings};
+use crate::io::huggingface::{ByteLevelSettings, HfDocument, UnigramSettings};
 use crate::io::wordpiece::{self, WordPieceSettings};
 use crate::pipeline::normalize_sentencepiece::SentencePieceNormalizerSpec;
 use crate::pipeline::postprocess::ModelInputs;
@@ -122,9 +122,8 @@ impl PyTokenizerJson {
         model_inputs_json: Option<&str>,
     ) -> PyResult<CoreTokenizer> {
         let inputs = model_inputs(model_inputs_json)?;
-        let tok = py
-            .detach(|| self.inner.byte_level_bpe(pattern, keep_gaps, normalizer, whole_piece_first, inputs))
-            .map_err(to_py)?;
+        let settings = ByteLevelSettings { pattern, keep_gaps, normalizer, whole_piece_first, inputs };
+        let tok = py.detach(|| self.inner.byte_level_bpe(settings)).map_err(to_py)?;
         Ok(CoreTokenizer::new(tok))
     }
 }

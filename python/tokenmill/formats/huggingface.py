@@ -47,16 +47,6 @@ def text_to_token(text: str, where: str) -> bytes:
         ) from None
 
 
-def read_json(path: Path) -> Any:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except FileNotFoundError:
-        raise _core.CorpusError(f"{path}: no such file") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise _core.FormatError(f"{path}: not a valid JSON file: {e}") from None
-
-
 _NORMALIZERS = {"NFC": "nfc", "NFD": "nfd", "NFKC": "nfkc", "NFKD": "nfkd", "Lowercase": "lowercase"}
 
 
