@@ -85,7 +85,7 @@ class TokenizerJson:
         remove_extra_whitespaces: bool,
         escape_whitespaces: bool,
         treat_whitespace_as_suffix: bool,
-        precompiled_charsmap: bytes | None,
+        precompiled_charsmap: PrecompiledCharsmap | None,
         pretokenizer: str,
         model_inputs_json: str | None,
     ) -> CoreTokenizer: ...
@@ -316,5 +316,11 @@ def preset_for_pattern(pattern: str) -> str | None: ...
 def split(pattern: str, text: str) -> list[str]: ...
 def count_pieces(pattern: str, texts: list[str]) -> int: ...
 def count_words(texts: list[str]) -> int: ...
-def charsmap_starts_keys(blob: bytes, prefixes: list[str]) -> list[bool]:
-    """For each prefix, whether some key of a SentencePiece precompiled character map starts with it."""
+
+@final
+class PrecompiledCharsmap:
+    """A SentencePiece precompiled character map, checked once (a `FormatError` if damaged)."""
+
+    def __init__(self, blob: bytes) -> None: ...
+    def starts_key(self, prefix: str) -> bool:
+        """Whether some key of the map starts with `prefix`."""

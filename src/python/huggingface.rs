@@ -1,12 +1,12 @@
 //! `_core.TokenizerJson`: a Hugging Face `tokenizer.json` read by Rust (`io/huggingface.rs`).
 
 use super::errors::to_py;
+use super::sentencepiece::PyPrecompiledCharsmap;
 use super::tokenizer::CoreTokenizer;
 use crate::io::huggingface::{ByteLevelSettings, HfDocument, UnigramSettings};
 use crate::io::wordpiece::{self, WordPieceSettings};
 use crate::pipeline::normalize_sentencepiece::SentencePieceNormalizerSpec;
 use crate::pipeline::postprocess::ModelInputs;
-use crate::pipeline::precompiled_charsmap::PrecompiledCharsmap;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 
@@ -81,20 +81,13 @@ impl PyTokenizerJson {
         remove_extra_whitespaces: bool,
         escape_whitespaces: bool,
         treat_whitespace_as_suffix: bool,
-        precompiled_charsmap: Option<Vec<u8>>,
+        precompiled_charsmap: Option<PyRef<'_, PyPrecompiledCharsmap>>,
         pretokenizer: String,
         model_inputs_json: Option<&str>,
     ) -> PyResult<CoreTokenizer> {
         let inputs = model_inputs(model_inputs_json)?;
+        let charsmap = precompiled_charsmap.map(|map| map.inner.clone());
         py.detach(|| {
-            let charsmap = match precompiled_charsmap.filter(|b| !b.is_empty()) {
-                Some(blob) => Some(PrecompiledCharsmap::new(&blob).map_err(|reason| crate::error::Error::Format {
-                    path: "Precompiled".into(),
-                    format: "precompiled character map",
-                    reason,
-                })?),
-                None => None,
-            };
             let normalizer = SentencePieceNormalizerSpec {
                 rules: Vec::new(),
                 keep: Vec::new(),

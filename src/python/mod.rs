@@ -32,7 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(huggingface::gpt2_files, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::count_pieces, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::count_words, m)?)?;
-    m.add_function(wrap_pyfunction!(sentencepiece::charsmap_starts_keys, m)?)?;
+    m.add_class::<sentencepiece::PyPrecompiledCharsmap>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("FORMAT_VERSION", crate::io::serialize::VERSION)?;
     m.add("PRESET_NAMES", crate::pipeline::pretokenize::PRESET_NAMES.to_vec())?;

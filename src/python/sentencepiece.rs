@@ -30,12 +30,25 @@ impl CoreTokenizer {
     }
 }
 
-/// For each of `prefixes`, whether some key of the precompiled character map `blob` starts
-/// with it (the map is checked once for all of them: that check is the cost).
-#[pyfunction]
-pub fn charsmap_starts_keys(blob: &[u8], prefixes: Vec<String>) -> PyResult<Vec<bool>> {
-    let map = PrecompiledCharsmap::new(blob).map_err(|reason| {
-        to_py(Error::Format { path: "precompiled_charsmap".into(), format: "precompiled character map", reason })
-    })?;
-    Ok(prefixes.iter().map(|p| map.starts_key(p)).collect())
+/// `_core.PrecompiledCharsmap`: a SentencePiece precompiled character map, checked once (the
+/// check is its cost), asked about its keys and handed on to a tokenizer as it is.
+#[pyclass(frozen, module = "tokenmill._core", name = "PrecompiledCharsmap")]
+pub struct PyPrecompiledCharsmap {
+    pub(super) inner: PrecompiledCharsmap,
+}
+
+#[pymethods]
+impl PyPrecompiledCharsmap {
+    #[new]
+    fn new(blob: &[u8]) -> PyResult<Self> {
+        let inner = PrecompiledCharsmap::new(blob).map_err(|reason| {
+            to_py(Error::Format { path: "precompiled_charsmap".into(), format: "precompiled character map", reason })
+        })?;
+        Ok(PyPrecompiledCharsmap { inner })
+    }
+
+    /// Whether some key of the map starts with `prefix`.
+    fn starts_key(&self, prefix: &str) -> bool {
+        self.inner.starts_key(prefix)
+    }
 }

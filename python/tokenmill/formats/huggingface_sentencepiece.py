@@ -98,8 +98,7 @@ def _rule_starts(spec: dict[str, Any]) -> Callable[[str], bool]:
     map it keeps) has a key starting with a given text."""
     kept = spec.get("precompiled_charsmap")
     if kept:
-        blob = base64.b64decode(kept)
-        return lambda prefix: _core.charsmap_starts_keys(blob, [prefix])[0]
+        return _core.PrecompiledCharsmap(base64.b64decode(kept)).starts_key
     keys = [key for key, _ in spec.get("rules", [])]
     return lambda prefix: any(key.startswith(prefix) for key in keys)
 
@@ -382,16 +381,16 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
         raise _core.FormatError(f"{where}: more than one Precompiled normalizer is not supported")
     # The map is kept as it is (the normalizer walks it), not expanded into rules.
     blob = base64.b64decode(maps[0].get("precompiled_charsmap") or "") if maps else b""
-    starts: dict[str, bool] = {}
+    charsmap = None
     if blob:
         try:
-            starts = dict(zip((" ", METASPACE), _core.charsmap_starts_keys(blob, [" ", METASPACE]), strict=True))
+            charsmap = _core.PrecompiledCharsmap(blob)  # checked once, handed to the tokenizer as it is
         except _core.FormatError as e:
             raise _core.FormatError(f"{where}: {e}") from None
     pre = data.get("pre_tokenizer")
     pre_steps = [] if pre is None else pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
     flags, pretokenizer = _whitespace_shape(
-        steps, maps[0] if maps else None, lambda p: starts.get(p, False), pre_steps, where
+        steps, maps[0] if maps else None, charsmap.starts_key if charsmap else lambda _: False, pre_steps, where
     )
     settings = {
         "post_processor": model_inputs.from_hf_post_processor(data.get("post_processor"), where),
@@ -403,7 +402,7 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
             unk_id=unk_id,
             byte_fallback=bool(model.get("byte_fallback", False)),
             **flags,
-            precompiled_charsmap=blob or None,
+            precompiled_charsmap=charsmap,
             pretokenizer=pretokenizer,
             model_inputs_json=json.dumps(settings) if any(settings.values()) else None,
         )
