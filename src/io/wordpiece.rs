@@ -114,19 +114,28 @@ pub fn bert_template(tokens: &[(String, u32)]) -> Option<crate::pipeline::postpr
 mod tests {
     use super::*;
 
-    fn written(text: &str) -> std::path::PathBuf {
+    /// A file holding `text`, removed when dropped.
+    struct Written(std::path::PathBuf);
+
+    impl Drop for Written {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    fn written(text: &str) -> Written {
         let path = std::env::temp_dir().join(format!("tokenmill-vocab-{}-{}.txt", std::process::id(), text.len()));
         std::fs::write(&path, text).unwrap();
-        path
+        Written(path)
     }
 
     #[test]
     fn lines_are_ids_and_errors_name_the_line() {
         let path = written("[UNK]\r\nhello\n##lo\n");
-        let tokens = read_vocab_txt(&path).unwrap();
+        let tokens = read_vocab_txt(&path.0).unwrap();
         assert_eq!(tokens, vec![("[UNK]".into(), 0), ("hello".into(), 1), ("##lo".into(), 2)]);
         for (text, expected) in [("a\n\nb\n", ":2: not a valid vocab.txt file: blank line"), ("a\nb\na\n", ":3:")] {
-            let err = read_vocab_txt(&written(text)).err().unwrap().to_string();
+            let err = read_vocab_txt(&written(text).0).err().unwrap().to_string();
             assert!(err.contains(expected), "{err}");
         }
     }
