@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import time
 from pathlib import Path
 
@@ -20,6 +21,30 @@ from tokenmill import _core
 # writer touches its file with every write; the age also protects a writer on another machine
 # sharing the directory, whose pid means nothing here.)
 STALE_AFTER_SECONDS = 60.0
+
+
+def input_file(path: str | os.PathLike[str], what: str) -> Path:
+    """`path` as a regular file to read, or a `CorpusError` saying what it is instead: missing,
+    a directory, or not a regular file (reading a FIFO or a device would wait for ever).
+
+    >>> try:
+    ...     input_file("/", "a tokenizer.json")
+    ... except _core.CorpusError as e:
+    ...     print(e)
+    /: is a directory, not a tokenizer.json
+    """
+    p = Path(path)
+    try:
+        mode = p.stat().st_mode
+    except FileNotFoundError:
+        raise _core.CorpusError(f"{p}: no such file") from None
+    except OSError as e:
+        raise _core.CorpusError(f"{p}: cannot be read ({e.strerror})") from None
+    if stat.S_ISDIR(mode):
+        raise _core.CorpusError(f"{p}: is a directory, not {what}")
+    if not stat.S_ISREG(mode):
+        raise _core.CorpusError(f"{p}: is not a regular file (a pipe or a device), not {what}")
+    return p
 
 
 def temp_name(name: str, pid: int, nonce: str) -> str:

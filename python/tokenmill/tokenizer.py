@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tokenmill import _checks, _core
-from tokenmill._files import remove_stale_temp_files
+from tokenmill._files import input_file, remove_stale_temp_files
 
 if TYPE_CHECKING:
     import numpy as np
@@ -114,9 +114,7 @@ class Tokenizer:
             return cls(_core.CoreTokenizer.from_ranks(tt.token_pairs(path_or_ranks), pattern, specials))
         if not isinstance(path_or_ranks, (str, os.PathLike)):
             raise _core.ConfigError(f"expected a .tiktoken path or a bytes → rank mapping, not {path_or_ranks!r}")
-        path = Path(path_or_ranks)
-        if not path.is_file():
-            raise _core.CorpusError(f"{path}: {'is a directory' if path.is_dir() else 'no such file'}")
+        path = input_file(path_or_ranks, "a .tiktoken file")
         return cls(_core.CoreTokenizer.from_tiktoken_file(path, pattern, specials))
 
     def save_tiktoken(self, path: str | os.PathLike[str]) -> None:
@@ -276,10 +274,8 @@ class Tokenizer:
     @classmethod
     def from_gpt2(cls, vocab_path: str | os.PathLike[str], merges_path: str | os.PathLike[str]) -> Tokenizer:
         """Loads GPT-2's `vocab.json` + `merges.txt` pair."""
-        for path in (vocab_path, merges_path):
-            if not Path(path).is_file():
-                raise _core.CorpusError(f"{path}: {'is a directory' if Path(path).is_dir() else 'no such file'}")
-        return cls(_core.gpt2_files(Path(vocab_path), Path(merges_path)))
+        vocab = input_file(vocab_path, "a GPT-2 vocab.json")
+        return cls(_core.gpt2_files(vocab, input_file(merges_path, "a GPT-2 merges.txt")))
 
     def _ordinary_ids(self, specials: set[int] | None = None) -> list[int]:
         return self._core.ordinary_ids()

@@ -166,10 +166,20 @@ impl HfDocument {
         Error::Format { path: self.path.clone(), format: "tokenizer.json", reason }
     }
 
+    /// A list vocabulary gives ids by position (Unigram's `[piece, score]`); a BPE or WordPiece
+    /// model names its ids, and reading a list as one would give them silently wrong.
+    fn vocab_is_a_map(&self, model: &str) -> Result<()> {
+        match self.scores {
+            Some(_) => Err(self.error(format!("a {model} model's vocab maps each token to its id, not a list"))),
+            None => Ok(()),
+        }
+    }
+
     /// A byte-level BPE tokenizer from this file: the added tokens are special tokens, every
     /// other token is read as byte-level text, the merges become pairs of ids; `settings` are
     /// what the caller read of the components.
     pub fn byte_level_bpe(&self, settings: ByteLevelSettings) -> Result<Tokenizer> {
+        self.vocab_is_a_map("BPE")?;
         let parts = ByteLevelParts { vocab: &self.vocab, merges: &self.merges, added: &self.added };
         parts.tokenizer(&|reason| self.error(reason), settings)
     }
@@ -177,6 +187,7 @@ impl HfDocument {
     /// A WordPiece tokenizer from this file: the model's vocabulary with the added tokens (an
     /// added token the model lacks joins it at its id), each added token special.
     pub fn wordpiece(&self, settings: crate::io::wordpiece::WordPieceSettings) -> Result<Tokenizer> {
+        self.vocab_is_a_map("WordPiece")?;
         let mut tokens = self.vocab.clone();
         let known: rustc_hash::FxHashSet<&str> = self.vocab.iter().map(|(t, _)| t.as_str()).collect();
         tokens.extend(self.added.iter().filter(|(t, _)| !known.contains(t.as_str())).cloned());
@@ -279,13 +290,17 @@ fn byte_piece(text: &str) -> Option<u8> {
 /// of the vocabulary are special tokens.
 pub fn gpt2_files(vocab_path: &Path, merges_path: &Path) -> Result<Tokenizer> {
     let raw = std::fs::read(vocab_path).map_err(|e| Error::io(vocab_path, e))?;
-    let (vocab, _) = serde_json::from_slice::<VocabEntries>(&raw)
+    let (vocab, scores) = serde_json::from_slice::<VocabEntries>(&raw)
         .map_err(|e| Error::Format {
             path: vocab_path.to_path_buf(),
             format: "GPT-2 vocab.json",
             reason: e.to_string(),
         })?
         .0;
+    if scores.is_some() {
+        let reason = "expected a map of token to id, not a list".to_string();
+        return Err(Error::Format { path: vocab_path.to_path_buf(), format: "GPT-2 vocab.json", reason });
+    }
     let raw = std::fs::read(merges_path).map_err(|e| Error::io(merges_path, e))?;
     let text = std::str::from_utf8(&raw)
         .map_err(|e| Error::InvalidUtf8 { path: merges_path.to_path_buf(), offset: e.valid_up_to() as u64 })?;
@@ -440,5 +455,20 @@ mod tests {
             let err = HfDocument::parse(text, Path::new("t.json")).err().map(|e| e.to_string()).expect("refused");
             assert!(err.contains(expected) && err.contains("t.json"), "{err}");
         }
+    }
+
+    #[test]
+    fn a_list_vocabulary_is_refused_for_models_that_name_their_ids() {
+        let doc = br#"{"model": {"type": "BPE", "vocab": [["b", 1.0], ["a", 0.0]], "merges": []}}"#;
+        let doc = HfDocument::parse(doc, Path::new("t.json")).unwrap();
+        let settings = ByteLevelSettings {
+            pattern: "gpt2",
+            keep_gaps: false,
+            normalizer: "none",
+            whole_piece_first: false,
+            inputs: ModelInputs::default(),
+        };
+        let err = doc.byte_level_bpe(settings).err().map(|e| e.to_string()).expect("refused");
+        assert!(err.contains("maps each token to its id"), "{err}");
     }
 }

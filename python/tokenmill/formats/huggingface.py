@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any
 
 from tokenmill import _core, model_inputs
-from tokenmill._files import write_atomically
+from tokenmill._files import input_file, write_atomically
 from tokenmill.pretokenize_patterns import CHAIN_PREFIX, ONIGURUMA_PATTERNS, preset_for_pattern
 
 
@@ -140,9 +139,7 @@ def _chain(steps: list[Any], splits: list[Any], where: str) -> tuple[str, bool, 
 def open_tokenizer_json(path: str | os.PathLike[str]) -> tuple[_core.TokenizerJson, dict[str, Any]]:
     """A `tokenizer.json` read by Rust in one pass, and its component sections (everything but
     the model's vocabulary and merges and the added tokens) as a dict."""
-    p = Path(path)
-    if not p.exists():
-        raise _core.CorpusError(f"{p}: no such file")
+    p = input_file(path, "a tokenizer.json")
     document = _core.TokenizerJson(p)
     sections = json.loads(document.sections)
     if not isinstance(sections.get("model"), dict):

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import base64
 import os
-from pathlib import Path
 from typing import Any
 
 from tokenmill import _core
-from tokenmill._files import write_atomically
+from tokenmill._files import input_file, write_atomically
 from tokenmill.formats import sentencepiece as spm
 from tokenmill.formats.sentencepiece import ModelType, Piece, PieceType
 
@@ -31,13 +30,8 @@ def read(source: str | os.PathLike[str] | bytes) -> _core.CoreTokenizer:
     file that is not a SentencePiece Unigram or BPE model a `FormatError` naming it."""
     if isinstance(source, (bytes, bytearray)):
         return _core.CoreTokenizer.from_sentencepiece(bytes(source), "<bytes>")
-    p = Path(source)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise _core.CorpusError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise _core.CorpusError(f"{p}: is a directory, not a SentencePiece model") from None
+    p = input_file(source, "a SentencePiece model")
+    data = p.read_bytes()
     return _core.CoreTokenizer.from_sentencepiece(data, str(p))
 
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any
 
 from tokenmill import _core, model_inputs
-from tokenmill._files import write_atomically
+from tokenmill._files import input_file, write_atomically
 from tokenmill.formats import huggingface as hf
 
 BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -36,11 +35,7 @@ def bert_normalizer(
 def from_vocab_txt(path: str | os.PathLike[str], **options: Any) -> _core.CoreTokenizer:
     """A WordPiece tokenizer from BERT's `vocab.txt`, read by Rust (a blank or repeated line is a
     `FormatError` naming the line)."""
-    p = Path(path)
-    if not p.exists():
-        raise _core.CorpusError(f"{p}: no such file")
-    if p.is_dir():
-        raise _core.CorpusError(f"{p}: is a directory, not a vocab.txt")
+    p = input_file(path, "a vocab.txt")
     normalizer = bert_normalizer(
         clean_text=options.pop("clean_text"),
         handle_chinese_chars=options.pop("handle_chinese_chars"),
