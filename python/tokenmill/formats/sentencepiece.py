@@ -26,11 +26,10 @@ import enum
 import os
 import struct
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 from tokenmill import _core
-from tokenmill._files import write_atomically
+from tokenmill._files import input_file, write_atomically
 
 
 class PieceType(enum.IntEnum):
@@ -291,14 +290,9 @@ def read_model(source: str | os.PathLike[str] | bytes) -> SentencePieceModel:
     if isinstance(source, bytes):
         data, where = source, "<bytes>"
     else:
-        p = Path(source)
+        p = input_file(source, "a SentencePiece model")
         where = str(p)
-        try:
-            data = p.read_bytes()
-        except FileNotFoundError:
-            raise _core.CorpusError(f"{p}: no such file") from None
-        except IsADirectoryError:
-            raise _core.CorpusError(f"{p}: is a directory, not a SentencePiece model") from None
+        data = p.read_bytes()
     reader = _Reader(data, where)
     model = reader.merge(SentencePieceModel(), 0, len(data), "ModelProto")
     if not model.pieces:
