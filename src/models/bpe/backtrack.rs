@@ -98,7 +98,7 @@ impl Backtracker {
                         let (mut keep, mut long_unreachable) = (Vec::with_capacity(part.len()), Vec::new());
                         for &(bytes, id) in part {
                             // Rank-based models record each token's merges on the way (`edges.rs`).
-                            let whole = if model.rank_based {
+                            let whole = if model.is_rank_based() {
                                 history.add(model, bytes, id)
                             } else {
                                 out.clear();
@@ -128,7 +128,7 @@ impl Backtracker {
             (tokens.len() / WAYS).next_power_of_two().trailing_zeros().clamp(MIN_MEMO_SET_BITS, MEMO_SET_BITS);
         let memo = (0..1usize << memo_bits).map(|_| MemoSet(Default::default())).collect();
         let unreachable_max = unreachable.iter().map(|(b, _)| b.len()).max().unwrap_or(0);
-        let histories = if model.rank_based { Histories::from_parts(model, histories, whole.len()) } else { None };
+        let histories = if model.is_rank_based() { Histories::from_parts(model, histories, whole.len()) } else { None };
         let unreachable = unreachable.into_iter().map(|(b, id)| (Box::from(b), id)).collect();
         Backtracker { whole: Trie::new(whole), unreachable, unreachable_max, crossings, histories, memo, memo_bits }
     }
@@ -349,7 +349,7 @@ mod tests {
                 (0..len).map(|_| alphabet[(rng.next_u64() % alphabet.len() as u64) as usize]).collect();
             let (mut fast, mut slow) = (Vec::new(), Vec::new());
             backtracker.encode(model, &piece, &mut fast);
-            if model.rank_based {
+            if model.is_rank_based() {
                 model.merge_ranked_heap(&piece, &mut slow);
             } else {
                 slow.extend(piece.iter().map(|&b| b as u32));

@@ -7,7 +7,7 @@
 
 use super::backtrack::Backtracker;
 use super::ranked::backtracked;
-use super::Bpe;
+use super::{Bpe, MergeOrder};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
@@ -35,7 +35,7 @@ impl Bpe {
                 return Ok(());
             }
         }
-        if self.rank_based && self.options.byte_level {
+        if self.is_rank_based() && self.options.byte_level {
             self.merge_ranked(piece.as_bytes(), out);
             return Ok(());
         }
@@ -51,7 +51,7 @@ impl Bpe {
 
     /// Appends the ids of raw bytes (byte-level models only): words of non-UTF-8 input.
     pub fn encode_bytes(&self, bytes: &[u8], out: &mut Vec<u32>) {
-        if self.rank_based {
+        if self.is_rank_based() {
             self.merge_ranked(bytes, out);
             return;
         }
@@ -90,11 +90,7 @@ impl Bpe {
             self.push_chars(piece, &mut symbols)?;
         }
         let skip = || p > 0.0 && (p >= 1.0 || uniform() < p);
-        if self.rank_based {
-            self.merge_heap_into(&symbols, |l, r| self.ranked_pair(l, r), skip, out);
-        } else {
-            self.merge_heap_into(&symbols, |l, r| self.rank(l, r), skip, out);
-        }
+        self.merge_heap_into(&symbols, |l, r| self.rank(l, r), skip, out);
         Ok(())
     }
 
@@ -108,7 +104,7 @@ impl Bpe {
         skip: impl FnMut() -> bool,
         out: &mut Vec<u32>,
     ) {
-        if self.sentencepiece.as_ref().is_some_and(|sp| sp.has_unused()) {
+        if self.sentencepiece().is_some_and(|sp| sp.has_unused()) {
             let mut formed_from = FxHashMap::default();
             let merged = merge_by_heap(symbols, rank, skip, Some(&mut formed_from));
             self.resegment(&merged, &formed_from, out);
@@ -129,7 +125,7 @@ impl Bpe {
     /// whose merges depend on the two symbols alone (not SentencePiece's, whose unused pieces
     /// are split back by the text's whole merge order).
     pub(super) fn backtracks(&self) -> bool {
-        self.options.byte_level && self.sentencepiece.is_none() && self.suffix_id.is_none()
+        self.options.byte_level && self.sentencepiece().is_none() && self.suffix_id.is_none()
     }
 
     pub(super) fn backtracker(&self) -> &Backtracker {
@@ -139,7 +135,7 @@ impl Bpe {
     /// A byte-level piece merged by replaying the merges one by one (what the backtracker's
     /// checks ask).
     pub(super) fn merge_bytes_replay(&self, bytes: &[u8], out: &mut Vec<u32>) {
-        if self.rank_based {
+        if self.is_rank_based() {
             return self.merge_ranked_replay(bytes, out);
         }
         let start = out.len();
@@ -154,7 +150,7 @@ impl Bpe {
 
     fn push_chars(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
         let bytes = piece.as_bytes();
-        let frozen = self.sentencepiece.as_ref().map(|sp| &sp.frozen).filter(|t| !t.is_empty());
+        let frozen = self.sentencepiece().map(|sp| &sp.frozen).filter(|t| !t.is_empty());
         let mut last_unknown = false;
         let mut i = 0;
         while i < bytes.len() {
@@ -196,9 +192,10 @@ impl Bpe {
 
     #[inline]
     fn rank(&self, left: u32, right: u32) -> Option<(u32, u32)> {
-        match &self.sentencepiece {
-            None => self.pair_rank.get(&(left, right)).copied(),
-            Some(sp) => sp.joined_rank(&self.vocab, left, right),
+        match &self.order {
+            MergeOrder::Listed(pair_rank) => pair_rank.get(&(left, right)).copied(),
+            MergeOrder::Scores(sp) => sp.joined_rank(&self.vocab, left, right),
+            MergeOrder::Ranks => self.ranked_pair(left, right),
         }
     }
 
@@ -208,7 +205,7 @@ impl Bpe {
         if n < 2 {
             return;
         }
-        let has_unused = self.sentencepiece.as_ref().is_some_and(|sp| sp.has_unused());
+        let has_unused = self.sentencepiece().is_some_and(|sp| sp.has_unused());
         if n <= SCAN_LIMIT && !has_unused {
             self.merge_by_scan(out, start);
         } else {

@@ -42,7 +42,7 @@ impl BpeFile {
             whole_piece_first: options.whole_piece_first,
             tokens,
             far_tokens,
-            merges: if bpe.is_rank_based() || sp.is_some() { None } else { Some(bpe.merges().to_vec()) },
+            merges: matches!(bpe.merge_order(), super::MergeOrder::Listed(_)).then(|| bpe.merges().to_vec()),
             byte_fallback: options.byte_fallback,
             fuse_unk: options.fuse_unk,
             scores: sp.map(|sp| sp.scores().to_vec()),

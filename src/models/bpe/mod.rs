@@ -45,12 +45,25 @@ pub struct BpeOptions {
     pub fuse_unk: bool,
 }
 
+/// Where a BPE model's merge order comes from: the three kinds of BPE file.
+#[derive(Debug, Clone)]
+pub enum MergeOrder {
+    /// A merge list in rank order (GPT-2, Hugging Face, tokenmill's trainer): (left, right) →
+    /// (rank, merged id).
+    Listed(FxHashMap<(u32, u32), (u32, u32)>),
+    /// Ranked tokens without a merge list (tiktoken): a token's id is its rank, and a pair's
+    /// rank is that of the token its joined bytes spell (`ranked.rs`).
+    Ranks,
+    /// Piece scores (SentencePiece BPE): a pair's rank comes from its joined piece's score.
+    Scores(Box<SentencePieceParts>),
+}
+
 #[derive(Debug, Clone)]
 pub struct Bpe {
     vocab: Vocab,
+    /// The merge list of a `Listed` model (empty for the other kinds).
     merges: Vec<(u32, u32)>,
-    /// (left, right) → (rank, merged id).
-    pair_rank: FxHashMap<(u32, u32), (u32, u32)>,
+    order: MergeOrder,
     /// Byte-level: the id of each single byte.
     byte_ids: Vec<u32>,
     /// Byte-level: the id of each two-byte token by its bytes (u32::MAX where none), so the
@@ -60,10 +73,6 @@ pub struct Bpe {
     options: BpeOptions,
     suffix_id: Option<u32>,
     unk_id: Option<u32>,
-    /// Built by `from_ranks`: `merges` is empty and ranks are token ids.
-    rank_based: bool,
-    /// Built by `from_scores` (SentencePiece): merges are implied by the pieces' scores.
-    sentencepiece: Option<Box<SentencePieceParts>>,
     /// Rank-based byte-level models: the long-piece encoder, built when first needed.
     backtracker: std::sync::OnceLock<std::sync::Arc<backtrack::Backtracker>>,
 }
@@ -85,35 +94,33 @@ impl Bpe {
             })?;
             pair_rank.entry((left, right)).or_insert((rank as u32, merged));
         }
-        Self::assemble(vocab, merges, pair_rank, options)
+        Self::assemble(vocab, merges, MergeOrder::Listed(pair_rank), options)
     }
 
     /// A model from ranked tokens without a merge list (tiktoken): a token's id is its rank.
     /// Encoding looks merged byte slices up in the vocabulary itself (`ranked.rs`), so no pair
     /// table is built; `ranked_pairs` derives the merge list when another format needs one.
     pub fn from_ranks(vocab: Vocab, options: BpeOptions) -> Result<Self> {
-        let mut model = Self::assemble(vocab, Vec::new(), FxHashMap::default(), options)?;
-        model.rank_based = true;
-        Ok(model)
+        Self::assemble(vocab, Vec::new(), MergeOrder::Ranks, options)
     }
 
     /// The merges as (left, right, rank), ordered by rank, then by the ids of the parts. For a
     /// rank-based model every split of a token into two tokens is a merge with the token's rank.
     pub fn ranked_pairs(&self) -> Vec<(u32, u32, u32)> {
-        let mut pairs: Vec<(u32, u32, u32)> = if self.rank_based {
-            let mut pairs = Vec::new();
-            for (id, bytes) in self.vocab.ordinary() {
-                for k in 1..bytes.len() {
-                    if let (Some(l), Some(r)) = (self.vocab.id(&bytes[..k]), self.vocab.id(&bytes[k..])) {
-                        pairs.push((l, r, id));
+        let mut pairs: Vec<(u32, u32, u32)> = match &self.order {
+            MergeOrder::Ranks => {
+                let mut pairs = Vec::new();
+                for (id, bytes) in self.vocab.ordinary() {
+                    for k in 1..bytes.len() {
+                        if let (Some(l), Some(r)) = (self.vocab.id(&bytes[..k]), self.vocab.id(&bytes[k..])) {
+                            pairs.push((l, r, id));
+                        }
                     }
                 }
+                pairs
             }
-            pairs
-        } else if let Some(sp) = &self.sentencepiece {
-            sp.implied_pairs(&self.vocab)
-        } else {
-            self.pair_rank.iter().map(|(&(l, r), &(rank, _))| (l, r, rank)).collect()
+            MergeOrder::Scores(sp) => sp.implied_pairs(&self.vocab),
+            MergeOrder::Listed(pair_rank) => pair_rank.iter().map(|(&(l, r), &(rank, _))| (l, r, rank)).collect(),
         };
         pairs.sort_unstable_by_key(|&(l, r, rank)| (rank, l, r));
         pairs
@@ -121,15 +128,14 @@ impl Bpe {
 
     /// Whether the model came as ranked tokens (tiktoken) rather than with a merge list.
     pub fn is_rank_based(&self) -> bool {
-        self.rank_based
+        matches!(self.order, MergeOrder::Ranks)
     }
 
-    fn assemble(
-        vocab: Vocab,
-        merges: Vec<(u32, u32)>,
-        pair_rank: FxHashMap<(u32, u32), (u32, u32)>,
-        options: BpeOptions,
-    ) -> Result<Self> {
+    pub fn merge_order(&self) -> &MergeOrder {
+        &self.order
+    }
+
+    fn assemble(vocab: Vocab, merges: Vec<(u32, u32)>, order: MergeOrder, options: BpeOptions) -> Result<Self> {
         let mut byte_ids = vec![u32::MAX; 256];
         let mut pair_ids = Vec::new().into_boxed_slice();
         if options.byte_level {
@@ -159,14 +165,12 @@ impl Bpe {
         Ok(Bpe {
             vocab,
             merges,
-            pair_rank,
+            order,
             byte_ids,
             pair_ids,
             options,
             suffix_id,
             unk_id,
-            rank_based: false,
-            sentencepiece: None,
             backtracker: std::sync::OnceLock::new(),
         })
     }
@@ -190,7 +194,10 @@ impl Bpe {
 
     /// The SentencePiece parts (scores, user-defined pieces) of a model built by `from_scores`.
     pub fn sentencepiece(&self) -> Option<&SentencePieceParts> {
-        self.sentencepiece.as_deref()
+        match &self.order {
+            MergeOrder::Scores(sp) => Some(sp),
+            _ => None,
+        }
     }
 
     /// How many bytes of `piece` each of its `ids` covers. An unknown token covers the
@@ -285,10 +292,11 @@ impl super::PieceModel for Bpe {
     }
     /// The model's list, or the one its ranks or scores imply.
     fn merge_list(&self) -> Vec<(u32, u32)> {
-        if self.is_rank_based() || self.sentencepiece().is_some() {
-            self.ranked_pairs().into_iter().map(|(l, r, _)| (l, r)).collect()
-        } else {
-            self.merges().to_vec()
+        match self.order {
+            MergeOrder::Listed(_) => self.merges().to_vec(),
+            MergeOrder::Ranks | MergeOrder::Scores(_) => {
+                self.ranked_pairs().into_iter().map(|(l, r, _)| (l, r)).collect()
+            }
         }
     }
     /// BPE-dropout: each merge skipped with probability `alpha`.

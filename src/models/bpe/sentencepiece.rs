@@ -141,15 +141,13 @@ impl Bpe {
             unused,
             unknown_surface: unknown_surface.to_string(),
         };
-        let mut model = Self::assemble(vocab, Vec::new(), FxHashMap::default(), options)?;
-        model.sentencepiece = Some(Box::new(parts));
-        Ok(model)
+        Self::assemble(vocab, Vec::new(), super::MergeOrder::Scores(Box::new(parts)), options)
     }
 
     /// The id of the piece spelled `bytes` that merges can form or start from.
     #[inline]
     pub(super) fn symbol_id(&self, bytes: &[u8]) -> Option<u32> {
-        self.vocab.id(bytes).or_else(|| self.sentencepiece.as_ref()?.unused.get(bytes).copied())
+        self.vocab.id(bytes).or_else(|| self.sentencepiece()?.unused.get(bytes).copied())
     }
 
     /// Splits unused pieces in `ids` back into what they were formed from (`formed_from`:
