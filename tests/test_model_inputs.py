@@ -4,6 +4,7 @@ strategy and side, and padding."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -187,6 +188,11 @@ def test_tokenizer_json_keeps_post_processor_truncation_and_padding(pair_of, tmp
     again = tokenmill.Tokenizer.load(tmp_path / "tm.json")
     assert again.post_processor == loaded.post_processor and again.padding == loaded.padding
     again.to_huggingface(tmp_path / "back.json")
+    # The three sections are written back as Hugging Face wrote them.
+    theirs = json.loads((tmp_path / "with_settings.json").read_text())
+    ours = json.loads((tmp_path / "back.json").read_text())
+    for section in ("post_processor", "truncation", "padding"):
+        assert ours[section] == theirs[section], section
     back = HFTokenizer.from_file(str(tmp_path / "back.json"))
     for a, b in [(TEXTS[1], None), (long_text, "short pair")]:
         assert fields(back.encode(a, b)) == fields(hf.encode(a, b))
@@ -302,3 +308,48 @@ def test_absurd_padding_is_refused(pair_of) -> None:  # type: ignore[no-untyped-
             tok.enable_padding(pad_token="<pad>", **kwargs)
     with pytest.raises(tokenmill.ConfigError):
         tok(["a"], padding="max_length", max_length=2**62)
+
+
+def test_settings_are_typed_objects_checked_when_made() -> None:
+    """Truncation and padding are made (and checked) once, in Rust; equal settings are equal
+    and hash alike, so a call's settings can key a cache."""
+    t = tokenmill._core.Truncation(16, stride=2, strategy="only_first", direction="left")
+    assert t == tokenmill._core.Truncation(16, stride=2, strategy="only_first", direction="left")
+    assert hash(t) == hash(tokenmill._core.Truncation(16, stride=2, strategy="only_first", direction="left"))
+    assert t != tokenmill._core.Truncation(16)
+    assert t.as_dict() == {"max_length": 16, "stride": 2, "strategy": "only_first", "side": "left"}
+    p = tokenmill._core.Padding(0, "<pad>", length=8, direction="left")
+    assert p.as_dict() == {
+        "length": 8,
+        "multiple_of": None,
+        "pad_id": 0,
+        "pad_type_id": 0,
+        "pad_token": "<pad>",
+        "side": "left",
+    }
+    for bad in (
+        lambda: tokenmill._core.Truncation(-1),
+        lambda: tokenmill._core.Truncation(True),
+        lambda: tokenmill._core.Truncation(8, stride="2"),
+        lambda: tokenmill._core.Truncation(8, strategy="shortest"),
+        lambda: tokenmill._core.Padding(0, "<pad>", length=0),
+        lambda: tokenmill._core.Padding(2**32, "<pad>"),
+        lambda: tokenmill._core.Padding(0, "<pad>", direction="up"),
+    ):
+        with pytest.raises(tokenmill.ConfigError):
+            bad()
+
+
+def test_a_call_with_other_settings_leaves_the_tokenizers_own(pair_of) -> None:  # type: ignore[no-untyped-def]
+    tok, _ = fresh(pair_of)
+    tok.enable_truncation(6)
+    text = " ".join(TEXTS)
+    assert len(tok(text, truncation=True, max_length=10)["input_ids"]) == 10
+    # As transformers: a call's arguments replace the tokenizer's settings (none: no truncation).
+    assert len(tok(text)["input_ids"]) > 10
+    assert len(tok.encode_for_model(text)) == 6
+    assert tok.truncation == {"max_length": 6, "stride": 0, "strategy": "longest_first", "side": "right"}
+    # The same call again is served by the core the first one made, and gives the same.
+    assert tok(text, truncation=True, max_length=10) == tok(text, truncation=True, max_length=10)
+    tok.no_truncation()
+    assert tok.truncation is None and len(tok.encode_for_model(text)) > 10

@@ -14,7 +14,7 @@ _core.ConfigError: vocab_size must be an int from 0 to 18446744073709551615, got
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from tokenmill import _core
@@ -108,3 +108,46 @@ def _is_utf8(s: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def has_surrogates(text: str) -> bool:
+    return not _is_utf8(text)
+
+
+def without_surrogates(text: str) -> str:
+    """Lone surrogates cannot be UTF-8; like tiktoken, encode them as U+FFFD."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def input_text(value: object) -> str:
+    """A text to encode: a str, its lone surrogates (if any) as U+FFFD."""
+    if not isinstance(value, str):
+        raise _core.ConfigError(f"expected a str, got {type(value).__name__}")
+    return without_surrogates(value) if has_surrogates(value) else value
+
+
+def threads(num_threads: int | None) -> int | None:
+    return count("num_threads", num_threads, minimum=1, maximum=4096, optional=True)
+
+
+def bad_ids(ids: Sequence[int]) -> _core.TokenIdError:
+    """The error for ids that are not ints in 0..2³²−2 (Rust cannot even hold them)."""
+    for i in ids:
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i <= MAX_ID:
+            return _core.TokenIdError(f"token id {i!r} is not an id (an int from 0 to {MAX_ID})")
+    return _core.TokenIdError("token ids must be ints")
+
+
+def special_pairs(special_tokens: Mapping[str, int]) -> list[tuple[str, int]]:
+    """`special_tokens` as (text, id) pairs, checked: non-empty strings without lone
+    surrogates, ids that fit."""
+    pairs = []
+    for text, i in special_tokens.items():
+        if not isinstance(text, str) or not text:
+            raise _core.ConfigError(f"special tokens must be non-empty strings, got {text!r}")
+        if has_surrogates(text):
+            raise _core.ConfigError(f"special token {text!r} holds a lone surrogate, which is not text")
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i <= MAX_ID:
+            raise _core.ConfigError(f"special token {text!r}: id {i!r} is not an int from 0 to {MAX_ID}")
+        pairs.append((text, i))
+    return pairs

@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokenmill import _core
+from tokenmill import _checks, _core
 
 if TYPE_CHECKING:
     from tokenmill.tokenizer import Tokenizer
@@ -259,3 +259,74 @@ def _assistant_spans(
             spans.append((found, found + len(piece)))
             at = found + len(piece)
     return spans
+
+
+class ChatMethods:
+    """The chat-template side of `Tokenizer`."""
+
+    __slots__ = ()
+    _chat: dict[str, Any]
+
+    def apply_chat_template(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        chat_template: str | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool = False,
+        tokenize: bool = True,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        return_dict: bool = False,
+        return_assistant_mask: bool = False,
+        **template_kwargs: Any,
+    ) -> Any:
+        """Renders a chat with the model's own Jinja template (from `tokenizer_config.json`, or
+        `chat_template` as a string, or a built-in: ``"chatml"``, ``"llama3"``, ``"mistral"``),
+        as transformers does; returns the text (``tokenize=False``), the ids, or a dict with
+        `input_ids`, `attention_mask` and, with `return_assistant_mask`, `assistant_masks`: 1 for
+        each token the assistant wrote (`{% generation %}` blocks where the template has them,
+        else the assistant messages' text). Needs jinja2.
+
+        >>> tok.apply_chat_template([{"role": "user", "content": "Hi"}], chat_template="chatml",
+        ...                         add_generation_prompt=True, tokenize=False)     # doctest: +SKIP
+        '<|im_start|>user\\nHi<|im_end|>\\n<|im_start|>assistant\\n'
+        """
+        return apply(
+            self,  # type: ignore[arg-type]
+            messages,
+            chat_template=chat_template,
+            add_generation_prompt=_checks.flag("add_generation_prompt", add_generation_prompt),
+            continue_final_message=_checks.flag("continue_final_message", continue_final_message),
+            tokenize=_checks.flag("tokenize", tokenize),
+            tools=tools,
+            documents=documents,
+            return_dict=_checks.flag("return_dict", return_dict),
+            return_assistant_mask=_checks.flag("return_assistant_mask", return_assistant_mask),
+            template_kwargs=template_kwargs,
+        )
+
+    @property
+    def chat_template(self) -> str | None:
+        """The tokenizer's own chat template (read from `tokenizer_config.json`), or None."""
+        return self._chat.get("chat_template")
+
+    @chat_template.setter
+    def chat_template(self, template: str | None) -> None:
+        _checks.text("chat_template", template, optional=True)
+        if template is None:
+            self._chat.pop("chat_template", None)
+        else:
+            self._chat["chat_template"] = template
+
+    @property
+    def chat_tokens(self) -> dict[str, str]:
+        """The special-token names a chat template sees (`bos_token`, `eos_token`, ...)."""
+        return {k: v for k, v in self._chat.items() if k.endswith("_token")}
+
+    def set_chat_tokens(self, **tokens: str) -> None:
+        """Names the special tokens templates use: ``set_chat_tokens(bos_token="<s>")``."""
+        for name, value in tokens.items():
+            if not name.endswith("_token"):
+                raise _core.ConfigError(f"{name}: chat token names end in _token (bos_token, eos_token, ...)")
+            self._chat[name] = _checks.text(name, value)

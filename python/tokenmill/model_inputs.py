@@ -1,18 +1,18 @@
 """Settings for the stage after the model (templates, truncation, padding) and the
 `tokenizer(...)` call that turns texts into model inputs, with Hugging Face's names.
 
-The settings travel to Rust as JSON in tokenmill's own shape; this module also converts
-Hugging Face `tokenizer.json` `post_processor`, `truncation` and `padding` entries to that shape
-and back, so a loaded file keeps feeding a model what it fed before.
+Truncation and padding are typed objects made in Rust (`_core.Truncation`, `_core.Padding`); a
+`tokenizer.json`'s own `post_processor`, `truncation` and `padding` sections are read and written
+in Rust (`src/io/huggingface_inputs.rs`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tokenmill import _core
+from tokenmill import _checks, _core
 
 if TYPE_CHECKING:
     from tokenmill.tokenizer import Tokenizer
@@ -87,224 +87,46 @@ def template(
     return {"type": "template", "single": single_pieces, "pair": pair_pieces, "tokens": tokens}
 
 
-# -- Hugging Face tokenizer.json entries ---------------------------------------------------------
-def from_hf_post_processor(entry: Mapping[str, Any] | None, where: str) -> Settings | None:
-    """A `tokenizer.json` `post_processor` in tokenmill's shape (None for none)."""
-    if entry is None:
-        return None
-    kind = entry.get("type")
-    if kind == "TemplateProcessing":
-
-        def pieces(items: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
-            out = []
-            for item in items:
-                if "Sequence" in item:
-                    s = item["Sequence"]
-                    out.append({"type": "sequence", "second": s["id"] == "B", "type_id": int(s["type_id"])})
-                else:
-                    s = item["SpecialToken"]
-                    out.append({"type": "special", "name": s["id"], "type_id": int(s["type_id"])})
-            return out
-
-        specials = entry.get("special_tokens", {})
-        tokens = [{"name": name, "ids": [int(i) for i in t["ids"]]} for name, t in specials.items()]
-        return {
-            "type": "template",
-            "single": pieces(entry["single"]),
-            "pair": pieces(entry["pair"]),
-            "tokens": tokens,
-        }
-    if kind == "BertProcessing":
-        return {"type": "bert", "cls": int(entry["cls"][1]), "sep": int(entry["sep"][1])}
-    if kind == "RobertaProcessing":
-        return {
-            "type": "roberta",
-            "cls": int(entry["cls"][1]),
-            "sep": int(entry["sep"][1]),
-            "trim_offsets": bool(entry.get("trim_offsets", True)),
-            "add_prefix_space": bool(entry.get("add_prefix_space", True)),
-        }
-    if kind == "ByteLevel":
-        return {
-            "type": "byte_level",
-            "trim_offsets": bool(entry.get("trim_offsets", True)),
-            "add_prefix_space": bool(entry.get("add_prefix_space", True)),
-        }
-    if kind == "Sequence":
-        steps = [from_hf_post_processor(p, where) for p in entry.get("processors", [])]
-        return {"type": "sequence", "processors": [s for s in steps if s is not None]}
-    raise _core.FormatError(f"{where}: post_processor type {kind!r} is not supported")
-
-
-def to_hf_post_processor(settings: Settings | None, token_of: Callable[[int], str]) -> dict[str, Any] | None:
-    """tokenmill's shape back to a `tokenizer.json` `post_processor`."""
-    if settings is None:
-        return None
-    kind = settings["type"]
-    if kind == "template":
-
-        def pieces(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-            out: list[dict[str, Any]] = []
-            for p in items:
-                if p["type"] == "sequence":
-                    out.append({"Sequence": {"id": "B" if p["second"] else "A", "type_id": p["type_id"]}})
-                else:
-                    out.append({"SpecialToken": {"id": p["name"], "type_id": p["type_id"]}})
-            return out
-
-        return {
-            "type": "TemplateProcessing",
-            "single": pieces(settings["single"]),
-            "pair": pieces(settings["pair"]),
-            "special_tokens": {
-                t["name"]: {"id": t["name"], "ids": t["ids"], "tokens": [token_of(i) for i in t["ids"]]}
-                for t in settings["tokens"]
-            },
-        }
-    if kind == "bert":
-        return {
-            "type": "BertProcessing",
-            "sep": [token_of(settings["sep"]), settings["sep"]],
-            "cls": [token_of(settings["cls"]), settings["cls"]],
-        }
-    if kind == "roberta":
-        return {
-            "type": "RobertaProcessing",
-            "sep": [token_of(settings["sep"]), settings["sep"]],
-            "cls": [token_of(settings["cls"]), settings["cls"]],
-            "trim_offsets": settings["trim_offsets"],
-            "add_prefix_space": settings["add_prefix_space"],
-        }
-    if kind == "byte_level":
-        return {
-            "type": "ByteLevel",
-            "add_prefix_space": settings["add_prefix_space"],
-            "trim_offsets": settings["trim_offsets"],
-            "use_regex": True,
-        }
-    return {"type": "Sequence", "processors": [to_hf_post_processor(p, token_of) for p in settings["processors"]]}
-
-
-def from_hf_truncation(entry: Mapping[str, Any] | None) -> Settings | None:
-    if entry is None:
-        return None
-    strategy = {"LongestFirst": "longest_first", "OnlyFirst": "only_first", "OnlySecond": "only_second"}
-    return {
-        "max_length": int(entry["max_length"]),
-        "stride": int(entry.get("stride", 0)),
-        "strategy": strategy[entry.get("strategy", "LongestFirst")],
-        "side": str(entry.get("direction", "Right")).lower(),
-    }
-
-
-def to_hf_truncation(settings: Settings | None) -> dict[str, Any] | None:
-    if settings is None:
-        return None
-    strategy = {"longest_first": "LongestFirst", "only_first": "OnlyFirst", "only_second": "OnlySecond"}
-    return {
-        "direction": settings["side"].capitalize(),
-        "max_length": settings["max_length"],
-        "strategy": strategy[settings["strategy"]],
-        "stride": settings["stride"],
-    }
-
-
-def from_hf_padding(entry: Mapping[str, Any] | None) -> Settings | None:
-    if entry is None:
-        return None
-    strategy = entry.get("strategy", "BatchLongest")
-    length = int(strategy["Fixed"]) if isinstance(strategy, Mapping) else None
-    return {
-        "length": length,
-        "multiple_of": entry.get("pad_to_multiple_of"),
-        "pad_id": int(entry.get("pad_id", 0)),
-        "pad_type_id": int(entry.get("pad_type_id", 0)),
-        "pad_token": str(entry.get("pad_token", "[PAD]")),
-        "side": str(entry.get("direction", "Right")).lower(),
-    }
-
-
-def to_hf_padding(settings: Settings | None) -> dict[str, Any] | None:
-    if settings is None:
-        return None
-    return {
-        "strategy": "BatchLongest" if settings["length"] is None else {"Fixed": settings["length"]},
-        "direction": settings["side"].capitalize(),
-        "pad_to_multiple_of": settings["multiple_of"],
-        "pad_id": settings["pad_id"],
-        "pad_type_id": settings["pad_type_id"],
-        "pad_token": settings["pad_token"],
-    }
-
-
 # -- settings on a tokenizer ---------------------------------------------------------------------
-def current(tok: Tokenizer) -> Settings:
-    """The tokenizer's settings, read from its core once and kept until they change; a shallow
-    copy: callers replace its entries, never change them in place."""
+CallSettings = tuple["_core.Truncation | None", "_core.Padding | None"]
+
+
+def own_settings(tok: Tokenizer) -> CallSettings:
+    """The tokenizer's truncation and padding, read from its core once and kept until they
+    change (typed objects, frozen and hashable: a call's settings key its cache by them)."""
     if tok._settings is None:
-        tok._settings = json.loads(tok._core.model_inputs_json())
-    return dict(tok._settings)
-
-
-def settings_key(settings: Settings) -> tuple[object, ...]:
-    """What tells a call's truncation and padding apart (both flat dicts of plain values)."""
-    return tuple(None if settings[k] is None else tuple(sorted(settings[k].items())) for k in ("truncation", "padding"))
-
-
-def replaced(tok: Tokenizer, **changes: Any) -> _core.CoreTokenizer:
-    """The tokenizer's core with some settings replaced (checked in Rust)."""
-    settings = current(tok)
-    settings.update(changes)
-    return tok._core.with_model_inputs_json(json.dumps(settings))
-
-
-def _positive(name: str, value: object, *, zero: bool = False) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero else 1):
-        raise _core.ConfigError(f"{name} must be a {'non-negative' if zero else 'positive'} int, got {value!r}")
-    return value
-
-
-def truncation_settings(max_length: object, stride: object, strategy: object, direction: object) -> Settings:
-    if strategy not in ("longest_first", "only_first", "only_second"):
-        raise _core.ConfigError(f"strategy must be longest_first, only_first or only_second, got {strategy!r}")
-    if direction not in ("left", "right"):
-        raise _core.ConfigError(f"direction must be 'left' or 'right', got {direction!r}")
-    return {
-        "max_length": _positive("max_length", max_length, zero=True),
-        "stride": _positive("stride", stride, zero=True),
-        "strategy": strategy,
-        "side": direction,
-    }
+        tok._settings = (tok._core.truncation, tok._core.padding)
+    return tok._settings
 
 
 def padding_settings(
     tok: Tokenizer,
-    length: object,
-    pad_to_multiple_of: object,
-    pad_id: object,
-    pad_token: object,
-    pad_type_id: object,
-    direction: object,
-) -> Settings:
-    if direction not in ("left", "right"):
-        raise _core.ConfigError(f"direction must be 'left' or 'right', got {direction!r}")
+    length: int | None,
+    pad_to_multiple_of: int | None,
+    pad_id: int | None,
+    pad_token: str | None,
+    pad_type_id: int,
+    direction: str,
+) -> _core.Padding:
+    """Padding settings; the padding token is named by id or by text (looked up here)."""
     if pad_id is None:
         if not isinstance(pad_token, str):
             raise _core.ConfigError("give pad_id or pad_token")
         pad_id = tok.token_to_id(pad_token)
         if pad_id is None:
             raise _core.ConfigError(f"pad_token {pad_token!r} is not in the vocabulary; give pad_id")
-    pad_id = _positive("pad_id", pad_id, zero=True)
     if pad_token is None:
+        if isinstance(pad_id, bool) or not isinstance(pad_id, int) or not 0 <= pad_id < tok.n_vocab:
+            raise _core.ConfigError(f"pad_id must be a token id, got {pad_id!r}")
         pad_token = tok.id_to_token(pad_id)
-    return {
-        "length": None if length is None else _positive("length", length),
-        "multiple_of": None if pad_to_multiple_of is None else _positive("pad_to_multiple_of", pad_to_multiple_of),
-        "pad_id": pad_id,
-        "pad_type_id": _positive("pad_type_id", pad_type_id, zero=True),
-        "pad_token": str(pad_token),
-        "side": direction,
-    }
+    return _core.Padding(
+        pad_id,
+        str(pad_token),
+        length=length,
+        pad_to_multiple_of=pad_to_multiple_of,
+        pad_type_id=pad_type_id,
+        direction=direction,
+    )
 
 
 # -- tokenizer(...) --------------------------------------------------------------------------------
@@ -329,10 +151,9 @@ def call_settings(
     pad_to_multiple_of: object,
     padding_side: object,
     truncation_side: object,
-) -> Settings:
-    """The model-input settings one `tokenizer(...)` call asks for, as transformers reads its
-    arguments: they replace the tokenizer's own truncation and padding for that call."""
-    settings = current(tok)
+) -> CallSettings:
+    """The truncation and padding one `tokenizer(...)` call asks for, as transformers reads its
+    arguments: they replace the tokenizer's own for that call."""
     if padding not in _PADDING or truncation not in (None, *_TRUNCATION):
         bad = "padding" if padding not in _PADDING else "truncation"
         raise _core.ConfigError(f"{bad} {padding if bad == 'padding' else truncation!r} is not a valid choice")
@@ -340,48 +161,33 @@ def call_settings(
         # As transformers: max_length alone (no padding asked for) means truncate to it.
         truncation = "longest_first" if max_length is not None and padding is False else False
     strategy = _TRUNCATION[truncation]  # type: ignore[index]
-    if strategy is None:
-        settings["truncation"] = None
-    else:
+    cut = None
+    if strategy is not None:
         if max_length is None:
             raise _core.ConfigError("truncation needs max_length")
-        settings["truncation"] = truncation_settings(max_length, stride, strategy, truncation_side or "right")
+        cut = _core.Truncation(max_length, stride=stride, strategy=strategy, direction=truncation_side or "right")
     pad = _PADDING[padding]  # type: ignore[index]
     if pad is None:
-        settings["padding"] = None
-    else:
-        base = settings.get("padding") or {}
-        if pad == "max_length" and max_length is None:
-            raise _core.ConfigError("padding='max_length' needs max_length")
-        pad_id = base.get("pad_id")
-        pad_token = base.get("pad_token")
-        if pad_id is None:
-            candidates = ("<pad>", "[PAD]", "<|pad|>", "<|endoftext|>")
-            pad_token = next((t for t in candidates if tok.token_to_id(t) is not None), None)
-            if pad_token is None:
-                raise _core.ConfigError("this tokenizer has no padding token: call enable_padding(pad_id=...) first")
-        settings["padding"] = padding_settings(
-            tok,
-            max_length if pad == "max_length" else None,
-            pad_to_multiple_of,
-            pad_id,
-            pad_token,
-            base.get("pad_type_id", 0),
-            padding_side or base.get("side", "right"),
-        )
-    return settings
-
-
-def _uses_type_ids(processor: Settings | None) -> bool:
-    if processor is None:
-        return False
-    if processor["type"] == "bert":
-        return True
-    if processor["type"] == "template":
-        return any(p["type_id"] != 0 for p in processor["pair"])
-    if processor["type"] == "sequence":
-        return any(_uses_type_ids(p) for p in processor["processors"])
-    return False
+        return cut, None
+    if pad == "max_length" and max_length is None:
+        raise _core.ConfigError("padding='max_length' needs max_length")
+    base = own_settings(tok)[1]
+    pad_id = None if base is None else base.pad_id
+    pad_token = None if base is None else base.pad_token
+    if pad_id is None:
+        candidates = ("<pad>", "[PAD]", "<|pad|>", "<|endoftext|>")
+        pad_token = next((t for t in candidates if tok.token_to_id(t) is not None), None)
+        if pad_token is None:
+            raise _core.ConfigError("this tokenizer has no padding token: call enable_padding(pad_id=...) first")
+    return cut, padding_settings(
+        tok,
+        max_length if pad == "max_length" else None,  # type: ignore[arg-type]
+        pad_to_multiple_of,  # type: ignore[arg-type]
+        pad_id,
+        pad_token,
+        0 if base is None else base.pad_type_id,
+        padding_side or ("right" if base is None else base.direction),  # type: ignore[arg-type]
+    )
 
 
 def call(
@@ -390,7 +196,7 @@ def call(
     text_pair: str | Sequence[str] | None,
     *,
     add_special_tokens: bool,
-    settings: Settings,
+    settings: CallSettings,
     return_tensors: str | None,
     return_token_type_ids: bool | None,
     return_attention_mask: bool | None,
@@ -413,7 +219,7 @@ def call(
     if return_token_type_ids is None:
         # As transformers' tokenizers for such models: type ids when the template gives the
         # second input its own (BERT-style), not for single-type models (GPT, Llama).
-        return_token_type_ids = _uses_type_ids(settings.get("post_processor"))
+        return_token_type_ids = core.pair_type_ids
     wanted = {
         "token_type_ids": bool(return_token_type_ids),
         "attention_mask": return_attention_mask is not False,
@@ -468,3 +274,194 @@ def call(
         # One text gives unbatched lists, as in transformers (whose `length` stays a list).
         out = {k: v if k == "length" else v[0] for k, v in out.items()}
     return out
+
+
+class ModelInputMethods:
+    """The model-input side of `Tokenizer`: templates, truncation, padding, offsets, and
+    transformers' `tokenizer(...)` call."""
+
+    __slots__ = ()
+    _core: _core.CoreTokenizer
+    _settings: CallSettings | None
+    _call_cores: dict[CallSettings, _core.CoreTokenizer]
+
+    def encode_for_model(
+        self, text: str, pair: str | None = None, *, add_special_tokens: bool = True
+    ) -> _core.Encoding:
+        """Encodes one text (or a pair) into model inputs with this tokenizer's settings: its
+        template's special tokens and type ids, truncation (with overflowing windows) and
+        padding. Offsets are character offsets into the original text.
+
+        >>> enc = tok.encode_for_model("Hello world")        # doctest: +SKIP
+        >>> enc.ids, enc.offsets, enc.attention_mask          # doctest: +SKIP
+        """
+        text, pair = _checks.input_text(text), None if pair is None else _checks.input_text(pair)
+        return self._core.encode_for_model(text, pair, add_special_tokens)
+
+    def encode_batch_for_model(
+        self,
+        texts: Sequence[str],
+        pairs: Sequence[str] | None = None,
+        *,
+        add_special_tokens: bool = True,
+        num_threads: int | None = None,
+    ) -> list[_core.Encoding]:
+        """`encode_for_model` over a batch on Rust threads; padding to the longest covers the batch."""
+        texts = [_checks.input_text(t) for t in texts]
+        pair_list = None if pairs is None else [_checks.input_text(p) for p in pairs]
+        return self._core.encode_batch_for_model(texts, pair_list, add_special_tokens, _checks.threads(num_threads))
+
+    def __call__(
+        self,
+        text: str | Sequence[str],
+        text_pair: str | Sequence[str] | None = None,
+        *,
+        add_special_tokens: bool = True,
+        padding: bool | str = False,
+        truncation: bool | str | None = None,
+        max_length: int | None = None,
+        stride: int = 0,
+        pad_to_multiple_of: int | None = None,
+        padding_side: str | None = None,
+        truncation_side: str | None = None,
+        return_tensors: str | None = None,
+        return_token_type_ids: bool | None = None,
+        return_attention_mask: bool | None = None,
+        return_overflowing_tokens: bool = False,
+        return_special_tokens_mask: bool = False,
+        return_offsets_mapping: bool = False,
+        return_length: bool = False,
+        num_threads: int | None = None,
+    ) -> dict[str, Any]:
+        """Model inputs for a text, a pair, or a batch, with transformers' argument names and
+        output keys (`input_ids`, `attention_mask`, `token_type_ids`, `offset_mapping`,
+        `overflow_to_sample_mapping`, ...). The call's `padding`/`truncation` arguments replace
+        the tokenizer's own settings for the call. ``return_tensors="np"`` builds numpy arrays
+        in Rust, with no Python object per token.
+
+        >>> tok(["a text", "another"], padding=True, truncation=True, max_length=512,
+        ...     return_tensors="np")["input_ids"].shape        # doctest: +SKIP
+        (2, 3)
+        """
+        settings = call_settings(
+            self,
+            padding=padding,
+            truncation=truncation,
+            max_length=max_length,
+            stride=stride,
+            pad_to_multiple_of=pad_to_multiple_of,
+            padding_side=padding_side,
+            truncation_side=truncation_side,
+        )
+        return call(
+            self,
+            text,
+            text_pair,
+            add_special_tokens=add_special_tokens,
+            settings=settings,
+            return_tensors=return_tensors,
+            return_token_type_ids=return_token_type_ids,
+            return_attention_mask=return_attention_mask,
+            return_overflowing_tokens=return_overflowing_tokens,
+            return_special_tokens_mask=return_special_tokens_mask,
+            return_offsets_mapping=return_offsets_mapping,
+            return_length=return_length,
+            num_threads=_checks.threads(num_threads),
+        )
+
+    def _core_for(self, settings: CallSettings) -> _core.CoreTokenizer:
+        """A core with this truncation and padding: this tokenizer's own when they are its own,
+        else one made once per distinct settings and kept (a call's settings repeat; the cores
+        share the vocabulary and model)."""
+        own = own_settings(self)  # type: ignore[arg-type]
+        if settings == own:
+            return self._core
+        core = self._call_cores.get(settings)
+        if core is None:
+            if len(self._call_cores) >= 16:
+                self._call_cores.clear()
+            core = self._call_cores[settings] = self._core.with_settings(*settings)
+        return core
+
+    def set_template(
+        self,
+        single: str | Sequence[str],
+        pair: str | Sequence[str] | None = None,
+        special_tokens: Any = None,
+    ) -> None:
+        """Sets a post-processing template, in Hugging Face's `TemplateProcessing` syntax:
+        ``"[CLS] $A [SEP]"`` and ``"[CLS] $A [SEP] $B:1 [SEP]:1"`` (`:N` is the type id).
+        Special tokens are looked up in the vocabulary unless `special_tokens` gives their ids.
+
+        >>> tok.set_template("<|begin_of_text|> $A")      # doctest: +SKIP
+        """
+        self._set_post_processor(template(self, single, pair, special_tokens))  # type: ignore[arg-type]
+
+    @property
+    def post_processor(self) -> dict[str, Any] | None:
+        """The post-processor in tokenmill's JSON shape (None: no template)."""
+        text = self._core.post_processor_json()
+        return None if text is None else json.loads(text)
+
+    @post_processor.setter
+    def post_processor(self, value: dict[str, Any] | None) -> None:
+        self._set_post_processor(value)
+
+    def enable_truncation(
+        self, max_length: int, *, stride: int = 0, strategy: str = "longest_first", direction: str = "right"
+    ) -> None:
+        """Truncates every model input to `max_length` tokens (template tokens included); what is
+        cut off comes back as overflowing windows overlapping by `stride` tokens."""
+        truncation = _core.Truncation(max_length, stride=stride, strategy=strategy, direction=direction)
+        self._set_settings(truncation, own_settings(self)[1])  # type: ignore[arg-type]
+
+    def no_truncation(self) -> None:
+        self._set_settings(None, own_settings(self)[1])  # type: ignore[arg-type]
+
+    @property
+    def truncation(self) -> dict[str, Any] | None:
+        truncation = self._core.truncation
+        return None if truncation is None else truncation.as_dict()
+
+    def enable_padding(
+        self,
+        *,
+        direction: str = "right",
+        pad_id: int | None = None,
+        pad_type_id: int = 0,
+        pad_token: str | None = None,
+        length: int | None = None,
+        pad_to_multiple_of: int | None = None,
+    ) -> None:
+        """Pads model inputs to `length`, or to the longest of a batch; `pad_id` or `pad_token`
+        names the padding token."""
+        settings = padding_settings(
+            self,  # type: ignore[arg-type]
+            length,
+            pad_to_multiple_of,
+            pad_id,
+            pad_token,
+            pad_type_id,
+            direction,
+        )
+        self._set_settings(own_settings(self)[0], settings)  # type: ignore[arg-type]
+
+    def no_padding(self) -> None:
+        self._set_settings(own_settings(self)[0], None)  # type: ignore[arg-type]
+
+    @property
+    def padding(self) -> dict[str, Any] | None:
+        padding = self._core.padding
+        return None if padding is None else padding.as_dict()
+
+    def _set_settings(self, truncation: _core.Truncation | None, padding: _core.Padding | None) -> None:
+        self._replace_core(self._core.with_settings(truncation, padding))
+
+    def _set_post_processor(self, value: Mapping[str, Any] | None) -> None:
+        text = None if value is None else json.dumps(value)
+        self._replace_core(self._core.with_post_processor_json(text))
+
+    def _replace_core(self, core: _core.CoreTokenizer) -> None:
+        self._core = core
+        self._settings = None
+        self._call_cores.clear()

@@ -57,11 +57,12 @@ from pathlib import Path
 from typing import Any
 
 from tokenmill import _checks, _core
+from tokenmill._checks import without_surrogates
 from tokenmill._files import remove_stale_temp_files, temp_name, write_atomically
 from tokenmill.columns import DEFAULT_COLUMN, arrow_batches, column_buffers, is_parquet, parquet_batches
 from tokenmill.corpus import batched_by_size, document_text, resolve_files, text_batches
 from tokenmill.progress import Progress
-from tokenmill.tokenizer import Tokenizer, _without_surrogates
+from tokenmill.tokenizer import Tokenizer
 
 FORMAT = "tokenmill-token-shards"
 VERSION = 1
@@ -392,7 +393,7 @@ def encode_batch(tokenizer: Tokenizer, batch: Any, settings: Settings, num_threa
         try:
             return core.encode_flat(batch, *args)
         except UnicodeEncodeError:
-            return core.encode_flat([_without_surrogates(t) for t in batch], *args)
+            return core.encode_flat([without_surrogates(t) for t in batch], *args)
     data, offsets, width = column_buffers(batch)
     return core.encode_column(data, offsets, width, *args)
 

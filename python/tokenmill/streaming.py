@@ -42,13 +42,13 @@ class DecodeStream:
 
     def feed(self, ids: Iterable[int]) -> str:
         """Adds ids; returns the text they complete."""
-        from tokenmill.tokenizer import _bad_ids
+        from tokenmill._checks import bad_ids
 
         ids = list(ids)
         try:
             data = self._core.step(ids)
         except (OverflowError, TypeError):
-            raise _bad_ids(ids) from None
+            raise bad_ids(ids) from None
         return self._decoder.decode(data)
 
     def finish(self) -> str:

@@ -38,7 +38,10 @@ pub struct HfDocument {
     pub merges: Vec<(String, String)>,
     /// `added_tokens` as (content, id).
     pub added: Vec<(String, u32)>,
-    /// The document without `model.vocab`, `model.merges` and `added_tokens`.
+    /// The `post_processor`, `truncation` and `padding` sections (`huggingface_inputs.rs`).
+    pub inputs: ModelInputs,
+    /// The document without `model.vocab`, `model.merges`, `added_tokens` and the sections read
+    /// into `inputs`.
     pub sections: String,
 }
 
@@ -141,6 +144,12 @@ impl HfDocument {
             }
         }
         top.insert("model".into(), serde_json::Value::Object(rest));
+        let inputs = crate::io::huggingface_inputs::read(
+            top.remove("post_processor").as_ref(),
+            top.remove("truncation").as_ref(),
+            top.remove("padding").as_ref(),
+            &bad,
+        )?;
         let merges = merges
             .into_iter()
             .enumerate()
@@ -158,6 +167,7 @@ impl HfDocument {
             scores,
             merges,
             added,
+            inputs,
             sections: serde_json::Value::Object(top).to_string(),
         })
     }

@@ -3,6 +3,7 @@
 
 pub mod count;
 pub mod huggingface;
+pub mod huggingface_inputs;
 pub mod read;
 pub mod sentencepiece;
 pub mod serialize;

@@ -6,7 +6,6 @@ use super::tokenizer::CoreTokenizer;
 use crate::io::huggingface::{ByteLevelSettings, HfDocument, UnigramSettings};
 use crate::io::wordpiece::{self, WordPieceSettings};
 use crate::pipeline::normalize_sentencepiece::SentencePieceNormalizerSpec;
-use crate::pipeline::postprocess::ModelInputs;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 
@@ -42,7 +41,7 @@ impl PyTokenizerJson {
     }
 
     /// The WordPiece tokenizer this file describes, given what its components say.
-    #[pyo3(signature = (*, unk_token, prefix, max_input_chars_per_word, cleanup, normalizer, model_inputs_json))]
+    #[pyo3(signature = (*, unk_token, prefix, max_input_chars_per_word, cleanup, normalizer))]
     #[allow(clippy::too_many_arguments)]
     fn wordpiece(
         &self,
@@ -52,9 +51,8 @@ impl PyTokenizerJson {
         max_input_chars_per_word: usize,
         cleanup: bool,
         normalizer: &str,
-        model_inputs_json: Option<&str>,
     ) -> PyResult<CoreTokenizer> {
-        let inputs = model_inputs(model_inputs_json)?;
+        let inputs = self.inner.inputs.clone();
         let settings = WordPieceSettings { unk_token, prefix, max_input_chars_per_word, cleanup, normalizer, inputs };
         py.detach(|| self.inner.wordpiece(settings)).map(CoreTokenizer::new).map_err(to_py)
     }
@@ -70,7 +68,7 @@ impl PyTokenizerJson {
     /// piece's id, byte fallback, SentencePiece's whitespace flags and `Precompiled` map, and the
     /// pre-tokenizer (`metaspace` or `none`).
     #[pyo3(signature = (*, unk_id, byte_fallback, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces,
-                        treat_whitespace_as_suffix, precompiled_charsmap, pretokenizer, model_inputs_json))]
+                        treat_whitespace_as_suffix, precompiled_charsmap, pretokenizer))]
     #[allow(clippy::too_many_arguments)]
     fn unigram(
         &self,
@@ -83,9 +81,8 @@ impl PyTokenizerJson {
         treat_whitespace_as_suffix: bool,
         precompiled_charsmap: Option<PyRef<'_, PyPrecompiledCharsmap>>,
         pretokenizer: String,
-        model_inputs_json: Option<&str>,
     ) -> PyResult<CoreTokenizer> {
-        let inputs = model_inputs(model_inputs_json)?;
+        let inputs = self.inner.inputs.clone();
         let charsmap = precompiled_charsmap.map(|map| map.inner.clone());
         py.detach(|| {
             let normalizer = SentencePieceNormalizerSpec {
@@ -104,7 +101,7 @@ impl PyTokenizerJson {
     }
 
     /// The byte-level BPE tokenizer this file describes, given what its components say.
-    #[pyo3(signature = (*, pattern, keep_gaps, normalizer, whole_piece_first, model_inputs_json))]
+    #[pyo3(signature = (*, pattern, keep_gaps, normalizer, whole_piece_first))]
     fn byte_level_bpe(
         &self,
         py: Python<'_>,
@@ -112,21 +109,11 @@ impl PyTokenizerJson {
         keep_gaps: bool,
         normalizer: &str,
         whole_piece_first: bool,
-        model_inputs_json: Option<&str>,
     ) -> PyResult<CoreTokenizer> {
-        let inputs = model_inputs(model_inputs_json)?;
+        let inputs = self.inner.inputs.clone();
         let settings = ByteLevelSettings { pattern, keep_gaps, normalizer, whole_piece_first, inputs };
         let tok = py.detach(|| self.inner.byte_level_bpe(settings)).map_err(to_py)?;
         Ok(CoreTokenizer::new(tok))
-    }
-}
-
-/// Model-input settings given as JSON (in tokenmill's shape), or none.
-fn model_inputs(json: Option<&str>) -> PyResult<ModelInputs> {
-    match json {
-        Some(text) => serde_json::from_str(text)
-            .map_err(|e| to_py(crate::error::Error::config(format!("model-input settings: {e}")))),
-        None => Ok(ModelInputs::default()),
     }
 }
 
@@ -145,7 +132,10 @@ pub fn wordpiece_from_vocab_txt(
 ) -> PyResult<CoreTokenizer> {
     py.detach(|| {
         let tokens = wordpiece::read_vocab_txt(&path)?;
-        let inputs = ModelInputs { post_processor: wordpiece::bert_template(&tokens), ..ModelInputs::default() };
+        let inputs = crate::pipeline::postprocess::ModelInputs {
+            post_processor: wordpiece::bert_template(&tokens),
+            ..Default::default()
+        };
         let settings =
             WordPieceSettings { unk_token, prefix, max_input_chars_per_word, cleanup: true, normalizer, inputs };
         wordpiece::build(&tokens, &special_tokens, settings).map_err(|e| match e {

@@ -1,10 +1,10 @@
-//! Model inputs from Python: `_core.Encoding`, the settings (post-processor, truncation,
-//! padding) as JSON, and batches straight into array buffers with no per-token Python object.
+//! Model inputs from Python: `_core.Encoding`, and batches straight into array buffers with no
+//! per-token Python object (the settings are `settings.rs`).
 
 use super::errors::to_py;
 use super::tokenizer::CoreTokenizer;
 use crate::error::Error;
-use crate::pipeline::postprocess::{Encoding, ModelInputs};
+use crate::pipeline::postprocess::Encoding;
 use crate::tokenizer::Tokenizer;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
@@ -130,22 +130,6 @@ fn put<T: Copy + Into<i64>>(out: &mut Vec<u8>, values: &[T], wide: bool) {
 
 #[pymethods]
 impl CoreTokenizer {
-    /// The post-processor, truncation and padding settings as JSON.
-    fn model_inputs_json(&self) -> String {
-        serde_json::to_string(&self.inner.inputs).expect("settings serialize")
-    }
-
-    /// A tokenizer like this one with other model-input settings (JSON as `model_inputs_json`
-    /// writes it); the vocabulary is shared, not copied.
-    fn with_model_inputs_json(&self, settings: &str) -> PyResult<CoreTokenizer> {
-        let inputs: ModelInputs =
-            serde_json::from_str(settings).map_err(|e| to_py(Error::config(format!("model-input settings: {e}"))))?;
-        inputs.check(self.inner.vocab()).map_err(to_py)?;
-        let mut tok = (*self.inner).clone();
-        tok.inputs = inputs;
-        Ok(CoreTokenizer::new(tok))
-    }
-
     #[pyo3(signature = (text, pair=None, add_special_tokens=true))]
     fn encode_for_model(
         &self,

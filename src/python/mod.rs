@@ -8,6 +8,7 @@ mod errors;
 mod huggingface;
 mod inputs;
 mod sentencepiece;
+mod settings;
 mod tiktoken;
 mod tokenizer;
 mod train;
@@ -22,6 +23,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tokenizer::CoreTokenizer>()?;
     m.add_class::<train::WordCounter>()?;
     m.add_class::<inputs::PyEncoding>()?;
+    m.add_class::<settings::PyTruncation>()?;
+    m.add_class::<settings::PyPadding>()?;
     m.add_class::<decode_stream::PyDecodeStream>()?;
     m.add_class::<huggingface::PyTokenizerJson>()?;
     m.add_function(wrap_pyfunction!(train::train_bpe, m)?)?;

@@ -10,7 +10,6 @@ Hello
 from __future__ import annotations
 
 import html
-import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -74,7 +73,7 @@ def token_pieces(tok: Tokenizer, text: str) -> list[TokenPiece]:
 def _pieces_by_offsets(tok: Tokenizer, text: str) -> list[TokenPiece]:
     """WordPiece, SentencePiece and character-level models: the offsets into the original text
     that the post-processing stage reports (no template, truncation or padding here)."""
-    core = tok._core.with_model_inputs_json(json.dumps({"post_processor": None, "truncation": None, "padding": None}))
+    core = tok._core.with_settings(None, None).with_post_processor_json(None)
     encoding = core.encode_for_model(text, None, False)
     pieces: list[TokenPiece] = []
     at = 0

@@ -10,7 +10,7 @@ import json
 import os
 from typing import Any
 
-from tokenmill import _core, model_inputs
+from tokenmill import _core
 from tokenmill._files import input_file, write_atomically
 from tokenmill.pretokenize_patterns import CHAIN_PREFIX, ONIGURUMA_PATTERNS, preset_for_pattern
 
@@ -158,18 +158,11 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
             raise _core.FormatError(f"{where}: BPE option {key}={model[key]!r} is not supported")
     pattern, keep_gaps, prefix = _pre_tokenizer(data.get("pre_tokenizer"), where)
     normalizer = _normalizer_spec(data.get("normalizer"), where) + (["prefix_space"] if prefix else [])
-    # The template, truncation and padding the file asks for.
-    settings = {
-        "post_processor": model_inputs.from_hf_post_processor(data.get("post_processor"), where),
-        "truncation": model_inputs.from_hf_truncation(data.get("truncation")),
-        "padding": model_inputs.from_hf_padding(data.get("padding")),
-    }
     return document.byte_level_bpe(
         pattern=pattern,
         keep_gaps=keep_gaps,
         normalizer="+".join(normalizer) or "none",
         whole_piece_first=bool(model.get("ignore_merges", False)),
-        model_inputs_json=json.dumps(settings) if any(settings.values()) else None,
     )
 
 
@@ -254,20 +247,20 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
     # when the model knows it, and would renumber it otherwise.
     vocab = {token_to_text(core.token_bytes(i)): i for i in core.ordinary_ids()}
     vocab.update({t: i for t, i in core.special_tokens()})
-    settings = json.loads(core.model_inputs_json())
 
     def token_of(i: int) -> str:
         return core.token_bytes(i).decode("utf-8") if core.is_special(i) else token_to_text(core.token_bytes(i))
 
     merges = [[token_to_text(core.token_bytes(a)), token_to_text(core.token_bytes(b))] for a, b in core.merge_ids()]
+    inputs = json.loads(core.hf_model_inputs_json(token_of))
     data = {
         "version": "1.0",
-        "truncation": model_inputs.to_hf_truncation(settings["truncation"]),
-        "padding": model_inputs.to_hf_padding(settings["padding"]),
+        "truncation": inputs["truncation"],
+        "padding": inputs["padding"],
         "added_tokens": added_tokens(specials),
         "normalizer": {"type": "Sequence", "normalizers": normalizers} if normalizers else None,
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": pre},
-        "post_processor": model_inputs.to_hf_post_processor(settings["post_processor"], token_of),
+        "post_processor": inputs["post_processor"],
         "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
         "model": {
             "type": "BPE",

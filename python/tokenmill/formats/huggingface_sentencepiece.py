@@ -69,7 +69,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from tokenmill import _core, model_inputs
+from tokenmill import _core
 from tokenmill._files import write_atomically
 from tokenmill.formats import huggingface as hf
 from tokenmill.formats import sentencepiece as spm
@@ -209,19 +209,19 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
         decoders += [{"type": "ByteFallback"}, {"type": "Fuse"}]
     if spec["add_dummy_prefix"] and not spec.get("treat_whitespace_as_suffix"):
         decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
-    settings = json.loads(core.model_inputs_json())
 
     def token_of(i: int) -> str:
         return tokens[i][0]
 
+    inputs = json.loads(core.hf_model_inputs_json(token_of))
     data = {
         "version": "1.0",
-        "truncation": model_inputs.to_hf_truncation(settings["truncation"]),
-        "padding": model_inputs.to_hf_padding(settings["padding"]),
+        "truncation": inputs["truncation"],
+        "padding": inputs["padding"],
         "added_tokens": added,
         "normalizer": {"type": "Sequence", "normalizers": normalizers} if normalizers else None,
         "pre_tokenizer": pre,
-        "post_processor": model_inputs.to_hf_post_processor(settings["post_processor"], token_of),
+        "post_processor": inputs["post_processor"],
         "decoder": {"type": "Sequence", "decoders": decoders} if decoders else None,
         "model": _unigram_model(doc, tokens) if doc["model"]["type"] == "unigram" else _bpe_model(core, doc, tokens),
     }
@@ -392,11 +392,6 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
     flags, pretokenizer = _whitespace_shape(
         steps, maps[0] if maps else None, charsmap.starts_key if charsmap else lambda _: False, pre_steps, where
     )
-    settings = {
-        "post_processor": model_inputs.from_hf_post_processor(data.get("post_processor"), where),
-        "truncation": model_inputs.from_hf_truncation(data.get("truncation")),
-        "padding": model_inputs.from_hf_padding(data.get("padding")),
-    }
     try:
         return document.unigram(
             unk_id=unk_id,
@@ -404,7 +399,6 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
             **flags,
             precompiled_charsmap=charsmap,
             pretokenizer=pretokenizer,
-            model_inputs_json=json.dumps(settings) if any(settings.values()) else None,
         )
     except _core.TokenmillError as e:
         if isinstance(e, _core.FormatError) and str(e).startswith(where):

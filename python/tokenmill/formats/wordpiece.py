@@ -8,7 +8,7 @@ import json
 import os
 from typing import Any
 
-from tokenmill import _core, model_inputs
+from tokenmill import _core
 from tokenmill._files import input_file, write_atomically
 from tokenmill.formats import huggingface as hf
 
@@ -76,18 +76,12 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
             f"{where}: pre-tokenizer {kind!r} with WordPiece is not supported (BertPreTokenizer is)"
         )
     decoder = data.get("decoder") or {}
-    settings = {
-        "post_processor": model_inputs.from_hf_post_processor(data.get("post_processor"), where),
-        "truncation": model_inputs.from_hf_truncation(data.get("truncation")),
-        "padding": model_inputs.from_hf_padding(data.get("padding")),
-    }
     return document.wordpiece(
         unk_token=model.get("unk_token", "[UNK]"),
         prefix=model.get("continuing_subword_prefix", "##"),
         max_input_chars_per_word=int(model.get("max_input_chars_per_word", 100)),
         cleanup=bool(decoder.get("cleanup", True)),
         normalizer=_bert_normalizer_from_hf(data.get("normalizer"), where),
-        model_inputs_json=json.dumps(settings) if any(settings.values()) else None,
     )
 
 
@@ -116,19 +110,19 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
     specials = dict(core.special_tokens())
     vocab = {core.token_bytes(i).decode("utf-8"): i for i in core.ordinary_ids()}
     vocab.update(specials)
-    settings = json.loads(core.model_inputs_json())
 
     def token_of(i: int) -> str:
         return core.token_bytes(i).decode("utf-8")
 
+    inputs = json.loads(core.hf_model_inputs_json(token_of))
     data = {
         "version": "1.0",
-        "truncation": model_inputs.to_hf_truncation(settings["truncation"]),
-        "padding": model_inputs.to_hf_padding(settings["padding"]),
+        "truncation": inputs["truncation"],
+        "padding": inputs["padding"],
         "added_tokens": hf.added_tokens(specials),
         "normalizer": _hf_normalizer(core.normalizer),
         "pre_tokenizer": {"type": "BertPreTokenizer"},
-        "post_processor": model_inputs.to_hf_post_processor(settings["post_processor"], token_of),
+        "post_processor": inputs["post_processor"],
         "decoder": {
             "type": "WordPiece",
             "prefix": config["continuing_subword_prefix"],

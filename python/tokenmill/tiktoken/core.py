@@ -17,6 +17,7 @@ from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from tokenmill import _core
+from tokenmill._checks import has_surrogates, without_surrogates
 from tokenmill.pretokenize_patterns import preset_for_pattern
 from tokenmill.tokenizer import Tokenizer
 
@@ -40,11 +41,6 @@ class UnknownTokenIdError(_core.TokenIdError, KeyError):
 class NotATokenError(_core.OutOfVocabularyError, KeyError):
     """Text or bytes that are not one token. A `KeyError` (as in tiktoken) and a tokenmill
     `OutOfVocabularyError`."""
-
-
-def _without_surrogates(text: str) -> str:
-    """Lone surrogates cannot be UTF-8: each becomes U+FFFD, as in tiktoken."""
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 # Rust's `char::is_whitespace` (Unicode White_Space) is Python's `str.isspace` less the four
@@ -152,7 +148,7 @@ class Encoding:
         try:
             return self._core.encode(text, allowed, disallowed)
         except UnicodeEncodeError:
-            return self._core.encode(_without_surrogates(text), allowed, disallowed)
+            return self._core.encode(without_surrogates(text), allowed, disallowed)
 
     def encode_to_numpy(
         self,
@@ -168,7 +164,7 @@ class Encoding:
         try:
             raw = self._core.encode_to_bytes(text, allowed, disallowed)
         except UnicodeEncodeError:
-            raw = self._core.encode_to_bytes(_without_surrogates(text), allowed, disallowed)
+            raw = self._core.encode_to_bytes(without_surrogates(text), allowed, disallowed)
         return np.frombuffer(raw, dtype=np.uint32)
 
     def encode_ordinary_batch(self, text: list[str], *, num_threads: int = 8) -> list[list[int]]:
@@ -198,7 +194,7 @@ class Encoding:
         try:
             return self._core.encode_batch(texts, allowed, disallowed, num_threads)
         except UnicodeEncodeError:
-            return self._core.encode_batch([_without_surrogates(t) for t in texts], allowed, disallowed, num_threads)
+            return self._core.encode_batch([without_surrogates(t) for t in texts], allowed, disallowed, num_threads)
 
     def encode_with_unstable(
         self,
@@ -220,7 +216,7 @@ class Encoding:
         ([15339], True)
         """
         allowed, disallowed = self._special_args(text, allowed_special, disallowed_special)
-        text = _without_surrogates(text) if _has_surrogates(text) else text
+        text = without_surrogates(text) if has_surrogates(text) else text
         tokens = self._core.encode(text, allowed, disallowed)
         held = self._last_piece_token_count(text, tokens)
         if held == 0:
@@ -445,14 +441,6 @@ class Encoding:
             self.__dict__.update(registry.get_encoding(value).__dict__)
             return
         self.__init__(**value)  # type: ignore[misc]
-
-
-def _has_surrogates(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def _starting_with(sorted_values: list[bytes], prefix: bytes) -> list[bytes]:

@@ -29,7 +29,7 @@ pub struct Encoding {
 }
 
 /// Which end truncation cuts from, or padding adds to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {
     Left,

@@ -119,6 +119,19 @@ impl PostProcessor {
     }
 
     /// How many tokens the processor adds to one input, or to a pair.
+    /// Whether the second input of a pair gets type ids of its own (BERT-style), which is when
+    /// transformers returns `token_type_ids` by default.
+    pub fn pair_type_ids(&self) -> bool {
+        match self {
+            PostProcessor::Bert { .. } => true,
+            PostProcessor::Template(t) => t.pair.iter().any(|p| match p {
+                Piece::Sequence { type_id, .. } | Piece::Special { type_id, .. } => *type_id != 0,
+            }),
+            PostProcessor::Sequence { processors } => processors.iter().any(PostProcessor::pair_type_ids),
+            PostProcessor::Roberta { .. } | PostProcessor::ByteLevel { .. } => false,
+        }
+    }
+
     pub fn added_tokens(&self, pair: bool) -> usize {
         match self {
             PostProcessor::Template(t) => t.added(if pair { &t.pair } else { &t.single }),
@@ -292,7 +305,7 @@ fn trim_offsets(encoding: &mut Encoding, add_prefix_space: bool, vocab: &Vocab) 
 }
 
 /// Which input truncation shortens when there are two.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TruncationStrategy {
     #[default]
@@ -301,7 +314,7 @@ pub enum TruncationStrategy {
     OnlySecond,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Truncation {
     pub max_length: usize,
@@ -313,7 +326,7 @@ pub struct Truncation {
     pub side: Side,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Padding {
     /// A fixed length, or `None` for the longest encoding of the batch.

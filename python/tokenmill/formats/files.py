@@ -1,0 +1,228 @@
+"""Tokenizer files: tokenmill's own (`load`, `save`) and every other library's (`from_tiktoken`,
+`from_huggingface`, `from_sentencepiece`, `from_wordpiece_vocab`, `from_gpt2` and their
+writers), as methods `Tokenizer` inherits; `open_any` picks the reader from the file itself.
+Each format's reader and writer lives in its own module beside this one, imported on first use.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tokenmill import _checks, _core
+from tokenmill._files import input_file, remove_stale_temp_files
+
+if TYPE_CHECKING:
+    from tokenmill.tokenizer import Tokenizer
+
+
+class FileMethods:
+    """The file readers and writers of `Tokenizer`."""
+
+    __slots__ = ()
+    _core: _core.CoreTokenizer
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Tokenizer:
+        """Loads a file written by `save` (raises `FormatError` for anything else)."""
+        return cls(_core.CoreTokenizer.load(os.fspath(path)))
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Writes the tokenizer as versioned JSON, atomically (temp file + rename)."""
+        remove_stale_temp_files(path)  # left by killed saves (Rust's writer does not look)
+        self._core.save(os.fspath(path))
+
+    def save_vocab(self, path: str | os.PathLike[str]) -> None:
+        """Writes a listing for people: one line per id with the token and the merge that made it."""
+        self._core.save_vocab_listing(os.fspath(path))
+
+    def vocab_listing(self) -> str:
+        """The text `save_vocab` writes."""
+        return self._core.vocab_listing()
+
+    # -- other libraries' files ---------------------------------------------------------------
+    @classmethod
+    def from_tiktoken(
+        cls,
+        path_or_ranks: str | os.PathLike[str] | Mapping[bytes, int],
+        *,
+        pattern: str,
+        special_tokens: Mapping[str, int] | None = None,
+    ) -> Tokenizer:
+        """Loads a tiktoken vocabulary: a `.tiktoken` file (or `.tiktoken.gz`) or a bytes → rank
+        mapping. `pattern` is a preset (`gpt2`/`r50k_base`, `p50k_base`, `cl100k_base`,
+        `o200k_base`, or `cl100k`, `o200k`) or a regex. With `special_tokens=None`, an OpenAI
+        encoding name brings that encoding's special tokens.
+
+        >>> enc = Tokenizer.from_tiktoken("cl100k_base.tiktoken", pattern="cl100k_base")  # doctest: +SKIP
+        >>> enc.encode("hello world")                                                      # doctest: +SKIP
+        [15339, 1917]
+        """
+        from tokenmill.formats import tiktoken as tt
+
+        if not isinstance(pattern, str):
+            raise _core.ConfigError(f"pattern must be a preset name or a regex string, not {pattern!r}")
+        if isinstance(pattern, str) and _checks.has_surrogates(pattern):
+            raise _core.PatternError(f"pattern {pattern!r} holds a lone surrogate, which is not text")
+        if special_tokens is not None and not isinstance(special_tokens, Mapping):
+            raise _core.ConfigError(f"special_tokens must map str to int, not {special_tokens!r}")
+        if special_tokens is None:
+            special_tokens = tt.OPENAI_SPECIAL_TOKENS.get(pattern, {})
+        specials = _checks.special_pairs(special_tokens)
+        if isinstance(path_or_ranks, Mapping):
+            return cls(_core.CoreTokenizer.from_ranks(tt.token_pairs(path_or_ranks), pattern, specials))
+        if not isinstance(path_or_ranks, (str, os.PathLike)):
+            raise _core.ConfigError(f"expected a .tiktoken path or a bytes → rank mapping, not {path_or_ranks!r}")
+        path = input_file(path_or_ranks, "a .tiktoken file")
+        return cls(_core.CoreTokenizer.from_tiktoken_file(path, pattern, specials))
+
+    def save_tiktoken(self, path: str | os.PathLike[str]) -> None:
+        """Writes the ordinary tokens as a `.tiktoken` file (rank = id). Special tokens and the
+        pattern are not part of that format: pass them to `from_tiktoken` when loading."""
+        from tokenmill.formats import tiktoken as tt
+
+        if not self.byte_level:
+            raise _core.ConfigError("the tiktoken format holds byte-level BPE only")
+        specials = set(self.special_tokens.values())
+        tt.write_ranks(path, [(i, self._core.token_bytes(i)) for i in self._ordinary_ids(specials)])
+
+    @classmethod
+    def from_huggingface(cls, path: str | os.PathLike[str]) -> Tokenizer:
+        """Loads a `tokenizer.json`: byte-level BPE (GPT-2 style vocabulary and merges, `Split`
+        and `ByteLevel` pre-tokenizers), WordPiece (BERT) or Unigram (SentencePiece-style:
+        `Precompiled` + whitespace steps + `Metaspace`, as transformers writes for T5 or XLNet;
+        see `tokenmill.formats.huggingface_sentencepiece` for where such files differ from
+        SentencePiece), with added tokens, post-processor, truncation and padding. Added tokens
+        become special tokens: pass ``allowed_special="all"`` to `encode` to match them as
+        Hugging Face does (WordPiece tokenizers match them by default).
+
+        >>> tok = Tokenizer.from_huggingface("t5/tokenizer.json")                 # doctest: +SKIP
+        >>> tok.encode("Hello</s>", allowed_special="all")                        # doctest: +SKIP
+        [8774, 1]
+        """
+        from tokenmill.chat import read_tokenizer_config
+        from tokenmill.formats import huggingface as hf
+        from tokenmill.formats import huggingface_sentencepiece, wordpiece
+
+        p = Path(path)
+        document, sections = hf.open_tokenizer_json(p)
+        model_type = sections["model"].get("type")
+        if model_type == "WordPiece":
+            tok = cls(wordpiece.read_tokenizer_json(document, sections, str(p)))
+        elif model_type == "Unigram":
+            tok = cls(huggingface_sentencepiece.read_tokenizer_json(document, sections, str(p)))
+        else:
+            tok = cls(hf.read_tokenizer_json(document, sections, str(p)))
+        # A tokenizer_config.json beside it brings the chat template and bos/eos names.
+        tok._chat = read_tokenizer_config(p)
+        return tok
+
+    def to_huggingface(self, path: str | os.PathLike[str]) -> None:
+        """Writes a `tokenizer.json` that `tokenizers.Tokenizer.from_file` (and
+        `transformers.PreTrainedTokenizerFast`) load and encode identically. Unigram models are
+        written as `Precompiled` + whitespace steps + `Metaspace` + `Unigram`, identical except
+        for the few inputs `tokenmill.formats.huggingface_sentencepiece` lists (grapheme clusters
+        Hugging Face's `Precompiled` maps whole, text spelling a control or byte piece, ties
+        between equal-score cuts).
+
+        >>> Tokenizer.from_sentencepiece("spm.model").to_huggingface("tokenizer.json")   # doctest: +SKIP
+        """
+        from tokenmill.formats import huggingface as hf
+        from tokenmill.formats import huggingface_sentencepiece, wordpiece
+
+        if self.model_type == "wordpiece":
+            wordpiece.write_tokenizer_json(path, self._core)
+        elif self.model_type == "unigram" or self.model_config().get("sentencepiece"):
+            huggingface_sentencepiece.to_tokenizer_json(path, self._core)
+        else:
+            hf.write_tokenizer_json(path, self._core)
+
+    @classmethod
+    def from_wordpiece_vocab(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        lowercase: bool = True,
+        strip_accents: bool | None = None,
+        clean_text: bool = True,
+        handle_chinese_chars: bool = True,
+        unk_token: str = "[UNK]",
+        special_tokens: Sequence[str] = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"),
+        continuing_subword_prefix: str = "##",
+        max_input_chars_per_word: int = 100,
+    ) -> Tokenizer:
+        """Loads a BERT `vocab.txt` (line number = id) with BERT's normalizer (`lowercase`;
+        accents stripped when lowercasing unless `strip_accents` says otherwise), pre-tokenizer
+        and `[CLS] $A [SEP]` / `[CLS] $A [SEP] $B:1 [SEP]:1` template. The special tokens present
+        in the vocabulary are matched in text (`[MASK]` encodes as itself).
+
+        >>> tok = Tokenizer.from_wordpiece_vocab("vocab.txt")     # doctest: +SKIP
+        >>> tok.tokenize("unaffable")                              # doctest: +SKIP
+        ['una', '##ffa', '##ble']
+        """
+        from tokenmill.formats import wordpiece
+
+        _checks.flag("lowercase", lowercase)
+        _checks.flag("strip_accents", strip_accents, optional=True)
+        _checks.text("unk_token", unk_token, nonempty=True)
+        _checks.text("continuing_subword_prefix", continuing_subword_prefix, nonempty=True)
+        _checks.count("max_input_chars_per_word", max_input_chars_per_word, minimum=1)
+        core = wordpiece.from_vocab_txt(
+            path,
+            lowercase=lowercase,
+            strip_accents=strip_accents,
+            clean_text=_checks.flag("clean_text", clean_text),
+            handle_chinese_chars=_checks.flag("handle_chinese_chars", handle_chinese_chars),
+            unk_token=unk_token,
+            special_tokens=_checks.texts("special_tokens", special_tokens),
+            prefix=continuing_subword_prefix,
+            max_input_chars_per_word=max_input_chars_per_word,
+        )
+        return cls(core)
+
+    def save_vocab_txt(self, path: str | os.PathLike[str]) -> None:
+        """Writes a WordPiece vocabulary as BERT's `vocab.txt` (one token per line)."""
+        from tokenmill.formats import wordpiece
+
+        if self.model_type != "wordpiece":
+            raise _core.ConfigError(f"vocab.txt holds WordPiece vocabularies; this tokenizer is {self.model_type}")
+        wordpiece.write_vocab_txt(path, self._core)
+
+    @classmethod
+    def from_sentencepiece(cls, path: str | os.PathLike[str] | bytes) -> Tokenizer:
+        """Loads a SentencePiece `.model` file (or its bytes): the Unigram or BPE model with its
+        piece kinds (control, unknown, byte, user-defined, unused), byte fallback and the
+        normalizer it embeds (precompiled character map, dummy prefix, whitespace rules).
+        `encode(text)` returns what `SentencePieceProcessor.encode(text)` does: no `<s>`/`</s>`
+        unless asked.
+
+        >>> sp = Tokenizer.from_sentencepiece("spm.model")   # doctest: +SKIP
+        >>> sp.tokenize("Hello world")                        # doctest: +SKIP
+        ['▁Hello', '▁world']
+        """
+        from tokenmill.formats import sentencepiece_tokenizer
+
+        return cls(sentencepiece_tokenizer.read(path))
+
+    def save_sentencepiece(self, path: str | os.PathLike[str]) -> None:
+        """Writes a Unigram tokenizer as a SentencePiece `.model` file, which
+        `SentencePieceProcessor` loads and encodes with as this tokenizer does. A tokenizer read
+        by `from_sentencepiece` gives back the very file it was read from (training options and
+        normalizer name included); others get piece types from their token kinds (a special token
+        becomes a control symbol), their scores, their normalizer's rules as a precompiled map
+        (named "tokenmill") and SentencePiece's defaults for the training options. `ConfigError`
+        for BPE and WordPiece models and for normalizers SentencePiece cannot express.
+
+        >>> Tokenizer.from_sentencepiece("spm.model").save_sentencepiece("copy.model")   # doctest: +SKIP
+        """
+        from tokenmill.formats import sentencepiece_tokenizer
+
+        sentencepiece_tokenizer.write(path, self._core)
+
+    @classmethod
+    def from_gpt2(cls, vocab_path: str | os.PathLike[str], merges_path: str | os.PathLike[str]) -> Tokenizer:
+        """Loads GPT-2's `vocab.json` + `merges.txt` pair."""
+        vocab = input_file(vocab_path, "a GPT-2 vocab.json")
+        return cls(_core.gpt2_files(vocab, input_file(merges_path, "a GPT-2 merges.txt")))
