@@ -2,7 +2,7 @@
 
 import os
 from collections.abc import Callable, Collection
-from typing import Literal, final
+from typing import Any, Literal, final
 
 __all__ = [
     "TokenmillError",
@@ -60,6 +60,49 @@ class DecodeStream:
     def finish(self) -> bytes: ...
 
 @final
+class Truncation:
+    """Truncation settings, checked when made; frozen and hashable.
+
+    >>> Truncation(128, stride=16).as_dict()["max_length"]
+    128
+    """
+
+    def __init__(
+        self, max_length: int, *, stride: int | None = None, strategy: str = "longest_first", direction: str = "right"
+    ) -> None: ...
+    @property
+    def max_length(self) -> int: ...
+    @property
+    def stride(self) -> int: ...
+    def as_dict(self) -> dict[str, Any]: ...
+
+class Padding:
+    """Padding settings, checked when made; frozen and hashable.
+
+    >>> Padding(0, "[PAD]", length=8).as_dict()["length"]
+    8
+    """
+
+    def __init__(
+        self,
+        pad_id: int,
+        pad_token: str,
+        *,
+        length: int | None = None,
+        pad_to_multiple_of: int | None = None,
+        pad_type_id: int | None = None,
+        direction: str = "right",
+    ) -> None: ...
+    @property
+    def pad_id(self) -> int: ...
+    @property
+    def pad_token(self) -> str: ...
+    @property
+    def pad_type_id(self) -> int: ...
+    @property
+    def direction(self) -> str: ...
+    def as_dict(self) -> dict[str, Any]: ...
+
 class TokenizerJson:
     """A Hugging Face `tokenizer.json` read by Rust in one pass: the model's vocabulary, merges
     and the added tokens as values, the other sections as JSON."""
@@ -72,7 +115,7 @@ class TokenizerJson:
     @property
     def vocab(self) -> list[tuple[str, int]]: ...
     def byte_level_bpe(
-        self, *, pattern: str, keep_gaps: bool, normalizer: str, whole_piece_first: bool, model_inputs_json: str | None
+        self, *, pattern: str, keep_gaps: bool, normalizer: str, whole_piece_first: bool
     ) -> CoreTokenizer: ...
     @property
     def vocab_shape(self) -> tuple[int, bool]: ...
@@ -87,7 +130,6 @@ class TokenizerJson:
         treat_whitespace_as_suffix: bool,
         precompiled_charsmap: PrecompiledCharsmap | None,
         pretokenizer: str,
-        model_inputs_json: str | None,
     ) -> CoreTokenizer: ...
     def wordpiece(
         self,
@@ -97,7 +139,6 @@ class TokenizerJson:
         max_input_chars_per_word: int,
         cleanup: bool,
         normalizer: str,
-        model_inputs_json: str | None,
     ) -> CoreTokenizer: ...
 
 class CoreTokenizer:
@@ -130,8 +171,16 @@ class CoreTokenizer:
         disallowed_special: str | Collection[str] | None = None,
     ) -> list[int]: ...
     def normalize(self, text: str) -> str: ...
-    def model_inputs_json(self) -> str: ...
-    def with_model_inputs_json(self, settings: str) -> CoreTokenizer: ...
+    @property
+    def truncation(self) -> Truncation | None: ...
+    @property
+    def padding(self) -> Padding | None: ...
+    def post_processor_json(self) -> str | None: ...
+    @property
+    def pair_type_ids(self) -> bool: ...
+    def with_settings(self, truncation: Truncation | None, padding: Padding | None) -> CoreTokenizer: ...
+    def with_post_processor_json(self, json: str | None) -> CoreTokenizer: ...
+    def hf_model_inputs_json(self, token_of: Callable[[int], str]) -> str: ...
     def encode_for_model(self, text: str, pair: str | None = None, add_special_tokens: bool = True) -> Encoding: ...
     def encode_batch_for_model(
         self,
