@@ -23,6 +23,7 @@ from tokenmill._core import (
     split,
 )
 from tokenmill.counting import WordCounts, count_words
+from tokenmill.formats.files import open_any as load
 from tokenmill.tokenizer import Tokenizer
 from tokenmill.training import train_bpe
 
@@ -44,6 +45,7 @@ __all__ = [
     "WordCounts",
     "__version__",
     "count_words",
+    "load",
     "split",
     "train_bpe",
     "train_unigram",

@@ -259,10 +259,15 @@ def _read_file(name: str) -> bytes:
         raise CorpusError(f"{name}: {e.strerror}") from None
 
 
+_TOKENIZER_HELP = "tokenizer file or model directory: tokenmill's own, tokenizer.json, .model, .tiktoken, vocab.txt"
+
+
 def _load(name: str) -> Tokenizer:
     if not name:
         raise CorpusError("the tokenizer file name is empty")
-    return Tokenizer.load(name)
+    from tokenmill.formats.files import open_any
+
+    return open_any(name)
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
@@ -348,7 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.set_defaults(run=cmd_train)
 
     e = sub.add_parser("encode", help="text → ids", description="Encode text (argument, --file or stdin) to ids.")
-    e.add_argument("-t", "--tokenizer", required=True, help="tokenizer file from `tokenmill train`")
+    e.add_argument("-t", "--tokenizer", required=True, help=_TOKENIZER_HELP)
     e.add_argument("text", nargs="?", help="text to encode (default: read stdin)")
     e.add_argument("-f", "--file", help="encode this file (UTF-8; not with a text argument)")
     e.add_argument("--tokens", action="store_true", help="print tokens, one per line, instead of ids")
@@ -356,7 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.set_defaults(run=cmd_encode)
 
     d = sub.add_parser("decode", help="ids → text", description="Decode ids (arguments or stdin) to text.")
-    d.add_argument("-t", "--tokenizer", required=True, help="tokenizer file from `tokenmill train`")
+    d.add_argument("-t", "--tokenizer", required=True, help=_TOKENIZER_HELP)
     d.add_argument("ids", nargs="*", help="token ids (default: read stdin)")
     d.add_argument(
         "--errors",

@@ -13,19 +13,17 @@ from pathlib import Path
 from typing import Union
 
 from tokenmill import _core
+from tokenmill.formats.files import open_any
 from tokenmill.tokenizer import Tokenizer
 
 TokenizerArg = Union[Tokenizer, str, "os.PathLike[str]"]
 
-# tiktoken encoding names whose `.tiktoken` file name also names the pre-tokenizer pattern.
-_TIKTOKEN_PATTERNS = ("gpt2", "r50k_base", "p50k_base", "p50k_edit", "cl100k_base", "o200k_base")
 
 
 def load_tokenizer(spec: TokenizerArg) -> tuple[str, Tokenizer]:
     """A (label, Tokenizer) pair from a `Tokenizer`, an OpenAI encoding name (``"cl100k_base"``,
     read through `tokenmill.tiktoken`, so from tiktoken's cache or its download address), or a
-    path: a tokenmill file or Hugging Face ``tokenizer.json`` (``.json``), a SentencePiece
-    ``.model``, a ``.tiktoken`` file named after its encoding (``cl100k_base.tiktoken``).
+    path to any file or model directory `tokenmill.load` reads.
     A string ``label=spec`` names the tokenizer in tables and plots."""
     if isinstance(spec, Tokenizer):
         return _label_of(spec), spec
@@ -50,29 +48,7 @@ def load_tokenizer(spec: TokenizerArg) -> tuple[str, Tokenizer]:
         from tokenmill.tiktoken import get_encoding
 
         return label or text, get_encoding(text)._tokenizer
-    return label or path.name, _load_file(path)
-
-
-def _load_file(path: Path) -> Tokenizer:
-    name = path.name
-    if name.endswith(".model"):
-        return Tokenizer.from_sentencepiece(path)
-    if name.endswith((".tiktoken", ".tiktoken.gz")):
-        stem = name.split(".tiktoken")[0]
-        if stem not in _TIKTOKEN_PATTERNS:
-            raise _core.ConfigError(
-                f"{name}: a .tiktoken file does not say its pattern; name it after its encoding "
-                f"({', '.join(_TIKTOKEN_PATTERNS)}) or load it with Tokenizer.from_tiktoken(path, pattern=...)"
-            )
-        return Tokenizer.from_tiktoken(path, pattern=stem)
-    try:
-        return Tokenizer.load(path)
-    except _core.FormatError as own_format_error:
-        # Not a tokenmill file: a Hugging Face tokenizer.json is the other JSON we read.
-        try:
-            return Tokenizer.from_huggingface(path)
-        except _core.FormatError:
-            raise own_format_error from None
+    return label or path.name, open_any(path)
 
 
 def _label_of(tok: Tokenizer) -> str:

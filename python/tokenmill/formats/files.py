@@ -226,3 +226,70 @@ class FileMethods:
         """Loads GPT-2's `vocab.json` + `merges.txt` pair."""
         vocab = input_file(vocab_path, "a GPT-2 vocab.json")
         return cls(_core.gpt2_files(vocab, input_file(merges_path, "a GPT-2 merges.txt")))
+
+
+# tiktoken encoding names whose `.tiktoken` file name also names the pre-tokenizer pattern.
+TIKTOKEN_NAMES = ("gpt2", "r50k_base", "p50k_base", "p50k_edit", "cl100k_base", "o200k_base")
+# What a model directory (as `save_pretrained` or a SentencePiece project leaves it) may hold,
+# in the order they are tried.
+_SENTENCEPIECE_NAMES = ("tokenizer.model", "spiece.model", "sentencepiece.bpe.model", "sp.model")
+
+
+def open_any(path: str | os.PathLike[str]) -> Tokenizer:
+    """A tokenizer from any file tokenmill reads, the format told by the file: tokenmill's own
+    JSON or a Hugging Face ``tokenizer.json``, a SentencePiece ``.model``, a ``.tiktoken`` file
+    named after its encoding (``cl100k_base.tiktoken``), BERT's ``vocab.txt``; or a model
+    directory holding one of these (``tokenizer.json`` first, then a ``.model``, GPT-2's
+    ``vocab.json`` + ``merges.txt``, ``vocab.txt``).
+
+    >>> tok = tokenmill.load("bert-base-uncased/")     # doctest: +SKIP
+    """
+    from tokenmill.tokenizer import Tokenizer
+
+    p = Path(os.fspath(path))
+    if p.is_dir():
+        return _open_directory(p)
+    name = p.name
+    if name.endswith(".model"):
+        return Tokenizer.from_sentencepiece(p)
+    if name.endswith((".tiktoken", ".tiktoken.gz")):
+        stem = name.split(".tiktoken")[0]
+        if stem not in TIKTOKEN_NAMES:
+            raise _core.ConfigError(
+                f"{p}: a .tiktoken file does not say its pattern; name it after its encoding "
+                f"({', '.join(TIKTOKEN_NAMES)}) or load it with Tokenizer.from_tiktoken(path, pattern=...)"
+            )
+        return Tokenizer.from_tiktoken(p, pattern=stem)
+    if name.endswith(".txt"):
+        return Tokenizer.from_wordpiece_vocab(p)
+    input_file(p, "a tokenizer file")
+    with open(p, "rb") as f:
+        head = f.read(256)
+    # tokenmill's writer puts its format name first; anything else JSON is Hugging Face's.
+    if b'"format":"tokenmill"' in head:
+        return Tokenizer.load(p)
+    try:
+        return Tokenizer.from_huggingface(p)
+    except _core.FormatError as hf_error:
+        try:
+            return Tokenizer.load(p)  # tokenmill's own, reformatted by hand
+        except _core.FormatError:
+            raise hf_error from None
+
+
+def _open_directory(d: Path) -> Tokenizer:
+    from tokenmill.tokenizer import Tokenizer
+
+    if (d / "tokenizer.json").is_file():
+        return Tokenizer.from_huggingface(d / "tokenizer.json")
+    for name in _SENTENCEPIECE_NAMES:
+        if (d / name).is_file():
+            return Tokenizer.from_sentencepiece(d / name)
+    if (d / "vocab.json").is_file() and (d / "merges.txt").is_file():
+        return Tokenizer.from_gpt2(d / "vocab.json", d / "merges.txt")
+    if (d / "vocab.txt").is_file():
+        return Tokenizer.from_wordpiece_vocab(d / "vocab.txt")
+    raise _core.FormatError(
+        f"{d}: no tokenizer here (looked for tokenizer.json, {', '.join(_SENTENCEPIECE_NAMES)}, "
+        "vocab.json + merges.txt, vocab.txt)"
+    )
