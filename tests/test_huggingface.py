@@ -226,3 +226,35 @@ def test_long_tokens_encode_as_tiktoken_does(merge_list_model) -> None:  # type:
     expected = [reference.encode_ordinary(t) for t in texts]
     assert tok.encode_batch(texts) == expected
     assert by_ranks.encode_batch(texts) == expected
+
+
+# GPT-2's printable spelling of the bytes UTF-8 never produces (0xC0, 0xC1, 0xF5-0xFF).
+NEVER_IN_UTF8 = ["À", "Á"] + [chr(b) for b in range(0xF5, 0x100)]
+
+
+def test_a_vocabulary_without_the_bytes_utf8_never_produces_loads(
+    tmp_path: Path, stdlib_text: str, multilingual_text: str
+) -> None:
+    """GPT-NeoX's byte-level vocabulary lacks those 13 bytes; `tokenizers` loads it, and so must
+    tokenmill, with the same ids on every text (text never holds those bytes)."""
+    hf = hf_trained("bytelevel", [stdlib_text[:100_000], multilingual_text])
+    doc = json.loads(hf.to_str())
+    vocab = doc["model"]["vocab"]
+    assert all(c in vocab for c in NEVER_IN_UTF8)
+    for c in NEVER_IN_UTF8:
+        del vocab[c]
+    doc["model"]["merges"] = [m for m in doc["model"]["merges"] if not set("".join(m)) & set(NEVER_IN_UTF8)]
+    path = tmp_path / "neox.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False))
+    theirs = HFTokenizer.from_file(str(path))
+    tok = tokenmill.Tokenizer.from_huggingface(path)
+    for text in (multilingual_text[:20_000], stdlib_text[-20_000:], "ÿÀ õ\u00ff and \U0001f600"):
+        assert tok.encode(text) == hf_ids(theirs, text)
+    # Raw bytes that hold one of them have no tokens: a clear error, not a wrong id.
+    with pytest.raises(tokenmill.ConfigError, match="0xff"):
+        tok._core.encode_piece_bytes(b"ab\xff")
+    # A token that spells a missing byte cannot be merged to: refused when loading.
+    doc["model"]["vocab"]["a" + NEVER_IN_UTF8[-1]] = max(vocab.values()) + 1
+    path.write_text(json.dumps(doc, ensure_ascii=False))
+    with pytest.raises(tokenmill.TokenmillError, match="lacks as a token"):
+        tokenmill.Tokenizer.from_huggingface(path)

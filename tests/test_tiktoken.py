@@ -284,3 +284,29 @@ def test_user_patterns_on_real_text(user_pair, multilingual_text: str, stdlib_te
     tok, enc = user_pair
     for text in [multilingual_text, stdlib_text[:300_000], *machine_texts()[:20]]:
         assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
+
+
+def test_an_empty_token_loads_as_tiktoken_loads_it(tmp_path: Path, stdlib_text: str) -> None:
+    """Whisper's multilingual vocabulary has a token of no bytes, written `=`; tiktoken reads it
+    (as b"") and so does tokenmill: it holds its id, decodes to nothing, and text never gives it."""
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+
+    source = vocabulary_path("cl100k_base")
+    empty_rank = len(load_tiktoken_bpe(str(source)))
+    path = tmp_path / "with_empty.tiktoken"
+    path.write_bytes(source.read_bytes() + b"= %d\n" % empty_rank)
+    ranks = load_tiktoken_bpe(str(path))
+    assert ranks[b""] == empty_rank
+    enc = tiktoken.Encoding(
+        "empty", pat_str=tiktoken_encoding("cl100k_base", source)._pat_str, mergeable_ranks=ranks, special_tokens={}
+    )
+    for tok in (
+        tokenmill.Tokenizer.from_tiktoken(path, pattern="cl100k_base", special_tokens={}),
+        tokenmill.Tokenizer.from_tiktoken(ranks, pattern="cl100k_base", special_tokens={}),
+    ):
+        assert tok.n_vocab == enc.n_vocab
+        assert tok.decode_single_token_bytes(empty_rank) == enc.decode_single_token_bytes(empty_rank) == b""
+        assert tok.decode([15339, empty_rank, 1917]) == enc.decode([15339, empty_rank, 1917])
+        text = stdlib_text[:50_000]
+        assert tok.encode_ordinary(text) == enc.encode_ordinary(text)

@@ -5,7 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::models::bpe::{Bpe, BpeOptions};
-use crate::models::vocab::Vocab;
+use crate::models::vocab::{TokenKind, Vocab};
 use crate::pipeline::normalize::Normalizer;
 use crate::pipeline::pretokenize::PreTokenizer;
 use crate::tokenizer::Tokenizer;
@@ -58,10 +58,15 @@ pub fn parse_ranks(raw: &[u8], path: &Path) -> Result<Vec<(u32, Vec<u8>)>> {
             .filter(|&r| r != u32::MAX)
             .ok_or_else(|| bad(lineno, "expected '<base64 token> <rank>' with a rank from 0 to 2^32-2".into()))?;
         buffer.clear();
-        BASE64.decode_vec(token, &mut buffer).map_err(|_| {
-            let shown = String::from_utf8_lossy(&token[..token.len().min(40)]).into_owned();
-            bad(lineno, format!("bad base64 {shown:?}"))
-        })?;
+        // Whisper's multilingual vocabulary has an empty token, written as a lone "=" (which
+        // Python's lenient base64 reads as no bytes).
+        let empty = token.iter().all(|&b| b == b'=');
+        if !empty {
+            BASE64.decode_vec(token, &mut buffer).map_err(|_| {
+                let shown = String::from_utf8_lossy(&token[..token.len().min(40)]).into_owned();
+                bad(lineno, format!("bad base64 {shown:?}"))
+            })?;
+        }
         if let Some(first) = line_of_rank.insert(rank, lineno) {
             return Err(bad(lineno, format!("rank {rank} already used on line {first}")));
         }
@@ -80,7 +85,12 @@ pub fn ranked_tokenizer(ranks: &[(u32, Vec<u8>)], specials: &[(String, u32)], pa
     let mut vocab = Vocab::default();
     vocab.reserve(ranks.len());
     for (rank, token) in ranks {
-        vocab.insert(*rank, token)?;
+        if token.is_empty() {
+            // An empty token (Whisper's) holds its id and decodes to nothing; no text spells it.
+            vocab.push_kind("", *rank, TokenKind::Unused)?;
+        } else {
+            vocab.insert(*rank, token)?;
+        }
     }
     for (text, id) in specials {
         vocab.push_special(text, Some(*id))?;

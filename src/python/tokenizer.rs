@@ -170,7 +170,7 @@ impl CoreTokenizer {
             return Err(to_py(crate::Error::config("encoding raw bytes needs a byte-level BPE vocabulary")));
         };
         let mut ids = Vec::with_capacity(piece.len() / 2);
-        py.detach(|| bpe.encode_bytes(piece, &mut ids));
+        py.detach(|| bpe.encode_bytes(piece, &mut ids)).map_err(to_py)?;
         self.id_list(py, &ids)
     }
 

@@ -61,9 +61,11 @@ macro_rules! charset {
 charset!(nonspacing_marks, r"\p{Mn}");
 // Punctuation, which BERT's pre-tokenizer splits off (with ASCII symbols such as `$`, `+`).
 charset!(punctuation, r"[\p{P}!-/:-@\[-`{-~]");
-// "Other" characters (control, format, private use, unassigned, surrogate), which BERT's text
-// cleaning drops.
-charset!(other, r"[\p{Cc}\p{Cf}\p{Co}\p{Cn}]");
+// "Other" characters (control, format, private use), which BERT's text cleaning drops, as
+// Hugging Face's tables have them: unassigned code points (U+FFFF included) are kept — they become
+// `[UNK]` — and so are the format characters its older tables lack (checked against every code
+// point by tests/test_wordpiece.py).
+charset!(other, r"[[\p{Cc}\p{Cf}\p{Co}]--[\x{890}\x{891}\x{8E2}\x{110CD}\x{13430}-\x{1343F}]]");
 
 #[cfg(test)]
 mod tests {

@@ -49,19 +49,25 @@ impl Bpe {
         Ok(())
     }
 
-    /// Appends the ids of raw bytes (byte-level models only): words of non-UTF-8 input.
-    pub fn encode_bytes(&self, bytes: &[u8], out: &mut Vec<u32>) {
+    /// Appends the ids of raw bytes (byte-level models only): words of non-UTF-8 input. A byte
+    /// the vocabulary lacks (one UTF-8 never produces, in a vocabulary such as GPT-NeoX's) is an
+    /// error.
+    pub fn encode_bytes(&self, bytes: &[u8], out: &mut Vec<u32>) -> Result<()> {
+        if let Some(&b) = bytes.iter().find(|&&b| self.byte_ids[b as usize] == u32::MAX) {
+            return Err(Error::config(format!("byte 0x{b:02x} has no token in this byte-level vocabulary")));
+        }
         if self.is_rank_based() {
             self.merge_ranked(bytes, out);
-            return;
+            return Ok(());
         }
         if self.backtracks() && backtracked(bytes) {
             self.backtracker().encode(self, bytes, out);
-            return;
+            return Ok(());
         }
         let start = out.len();
         out.extend(bytes.iter().map(|&b| self.byte_ids[b as usize]));
         self.merge_tail(out, start);
+        Ok(())
     }
 
     /// Appends the ids of `piece` with BPE-dropout: each merge, when its turn comes, is skipped

@@ -140,9 +140,25 @@ impl Bpe {
         let mut pair_ids = Vec::new().into_boxed_slice();
         if options.byte_level {
             for b in 0..=255u8 {
-                byte_ids[b as usize] = vocab
-                    .id(&[b])
-                    .ok_or_else(|| Error::config(format!("byte-level vocabulary lacks the single byte 0x{b:02x}")))?;
+                match vocab.id(&[b]) {
+                    Some(id) => byte_ids[b as usize] = id,
+                    // Bytes UTF-8 never produces may be missing (GPT-NeoX's vocabulary lacks
+                    // them): text never needs them, and raw-byte input that holds one is refused.
+                    None if never_in_utf8(b) => {}
+                    None => {
+                        return Err(Error::config(format!("byte-level vocabulary lacks the single byte 0x{b:02x}")))
+                    }
+                }
+            }
+            if byte_ids.contains(&u32::MAX) {
+                // No token may spell a byte the vocabulary lacks alone: merging starts from bytes.
+                for (id, bytes) in vocab.ordinary() {
+                    if let Some(&b) = bytes.iter().find(|&&b| byte_ids[b as usize] == u32::MAX) {
+                        return Err(Error::config(format!(
+                            "token {id} holds the byte 0x{b:02x}, which the byte-level vocabulary lacks as a token"
+                        )));
+                    }
+                }
             }
             pair_ids = (0..=u16::MAX).map(|k| vocab.id(&k.to_be_bytes()).unwrap_or(u32::MAX)).collect();
         }
@@ -243,6 +259,11 @@ impl Bpe {
             _ => Some(bytes.len()),
         }
     }
+}
+
+/// Bytes that never occur in UTF-8 text (0xC0, 0xC1, 0xF5–0xFF).
+fn never_in_utf8(b: u8) -> bool {
+    matches!(b, 0xC0 | 0xC1 | 0xF5..=0xFF)
 }
 
 impl super::PieceModel for Bpe {

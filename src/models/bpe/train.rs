@@ -128,7 +128,7 @@ pub fn continue_training(
     if options.byte_level {
         for (word, count) in words.iter() {
             symbols.clear();
-            base.encode_bytes(word, &mut symbols);
+            base.encode_bytes(word, &mut symbols)?;
             out.push(&symbols, count)?;
         }
     } else {
