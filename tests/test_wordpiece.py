@@ -188,3 +188,55 @@ def test_unknown_token_is_known_as_unknown(uncased) -> None:  # type: ignore[no-
     assert tok.token_kind(tok.token_to_id("[CLS]")) == "special"
     theirs = hf.encode("[UNK] \u2603\u0378", add_special_tokens=False)  # padded to 128 by the file
     assert tok.encode("[UNK] \u2603\u0378") == [i for i, m in zip(theirs.ids, theirs.attention_mask, strict=True) if m]
+
+
+# Every code point once, each between two letters ("a{c}b a{c}b ..."), so a difference shows
+# at the code point that makes it.
+ALL_CODE_POINTS = [cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF]
+
+
+def _first_difference(ours: object, theirs: object, one: object) -> str:
+    for cp in ALL_CODE_POINTS:
+        a, b = one(cp, ours), one(cp, theirs)  # type: ignore[operator]
+        if a != b:
+            return f"U+{cp:04X} ({unicodedata.category(chr(cp))}): ours {a!r}, tokenizers {b!r}"
+    return "no single code point differs"
+
+
+@pytest.mark.parametrize(
+    "options", [{}, {"lowercase": False}, {"lowercase": False, "strip_accents": True}, {"clean_text": False}]
+)
+def test_bert_normalizer_equals_tokenizers_on_every_code_point(bert_dir: Path, options: dict[str, bool]) -> None:
+    """Unassigned code points, format characters, marks and decompositions newer than Hugging
+    Face's tables are where the two could part; they do not."""
+    tok = tokenmill.Tokenizer.from_wordpiece_vocab(bert_dir / "vocab.txt", **options)  # type: ignore[arg-type]
+    theirs = normalizers.BertNormalizer(
+        clean_text=options.get("clean_text", True),
+        lowercase=options.get("lowercase", True),
+        strip_accents=options.get("strip_accents"),
+    )
+    text = " ".join(f"a{chr(cp)}b" for cp in ALL_CODE_POINTS)
+    if tok.normalize(text) != theirs.normalize_str(text):
+
+        def one(cp: int, which: object) -> str:
+            t = f"a{chr(cp)}b"
+            return tok.normalize(t) if which == "ours" else theirs.normalize_str(t)
+
+        pytest.fail(_first_difference("ours", "theirs", one))
+
+
+def test_bert_pre_tokenizer_equals_tokenizers_on_every_code_point(bert_dir: Path) -> None:
+    """Punctuation as Hugging Face's tables have it (characters that became punctuation since
+    are not split off, and the reverse)."""
+    tok = tokenmill.Tokenizer.from_wordpiece_vocab(
+        bert_dir / "vocab.txt", lowercase=False, strip_accents=False, handle_chinese_chars=False, clean_text=False
+    )
+    theirs = pre_tokenizers.BertPreTokenizer()
+    text = " ".join(f"a{chr(cp)}b" for cp in ALL_CODE_POINTS)
+    if tok.pre_tokenize(text) != [p for p, _ in theirs.pre_tokenize_str(text)]:
+
+        def one(cp: int, which: object) -> list[str]:
+            t = f"a{chr(cp)}b"
+            return tok.pre_tokenize(t) if which == "ours" else [p for p, _ in theirs.pre_tokenize_str(t)]
+
+        pytest.fail(_first_difference("ours", "theirs", one))

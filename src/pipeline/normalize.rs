@@ -188,8 +188,8 @@ impl Normalizer {
                     s
                 }
                 Step::StripMarks => {
-                    let marks = crate::util::charset::nonspacing_marks();
-                    out.nfd().filter(|&c| !marks.contains(c)).collect()
+                    let decomposed = crate::util::bert_tables::decompose(&out);
+                    decomposed.chars().filter(|&c| !crate::util::bert_tables::MARKS.contains(c)).collect()
                 }
                 Step::LowercaseChars => out.chars().flat_map(char::to_lowercase).collect(),
             });

@@ -57,10 +57,6 @@ macro_rules! charset {
     };
 }
 
-// Nonspacing marks: what BERT's accent stripping removes after decomposition.
-charset!(nonspacing_marks, r"\p{Mn}");
-// Punctuation, which BERT's pre-tokenizer splits off (with ASCII symbols such as `$`, `+`).
-charset!(punctuation, r"[\p{P}!-/:-@\[-`{-~]");
 // "Other" characters (control, format, private use), which BERT's text cleaning drops, as
 // Hugging Face's tables have them: unassigned code points (U+FFFF included) are kept — they become
 // `[UNK]` — and so are the format characters its older tables lack (checked against every code
@@ -73,9 +69,6 @@ mod tests {
 
     #[test]
     fn sets_answer_like_the_tables() {
-        assert!(nonspacing_marks().contains('\u{301}') && !nonspacing_marks().contains('e'));
-        assert!(punctuation().contains('!') && punctuation().contains('$') && punctuation().contains('。'));
-        assert!(!punctuation().contains('a') && !punctuation().contains(' '));
         assert!(other().contains('\u{200b}') && other().contains('\u{7}') && !other().contains('x'));
     }
 }

@@ -1,6 +1,7 @@
 //! Building blocks the stages share: character tries, Unicode character sets, the thread pool
 //! that survives `fork`, a seedable generator, UTF-8 lengths.
 
+pub mod bert_tables;
 pub mod charset;
 pub mod rng;
 pub mod threads;
