@@ -102,6 +102,21 @@ impl Tokenizer {
         self
     }
 
+    /// This tokenizer decoding with a `tokenizer.json`'s own decoder steps (checked first).
+    pub fn with_hf_decoder(mut self, chain: crate::pipeline::hf_decoder::HfDecoder) -> Result<Self> {
+        chain.check()?;
+        self.decoder = Decoder::Chain(Box::new(chain));
+        Ok(self)
+    }
+
+    /// The `tokenizer.json` decoder steps this tokenizer decodes with, if it has its own.
+    pub fn hf_decoder(&self) -> Option<&crate::pipeline::hf_decoder::HfDecoder> {
+        match &self.decoder {
+            Decoder::Chain(chain) => Some(chain),
+            _ => None,
+        }
+    }
+
     /// The SentencePiece model file this tokenizer was read from, if it was.
     pub fn sentencepiece_source(&self) -> Option<&std::sync::Arc<[u8]>> {
         self.sentencepiece_source.as_ref()
@@ -126,7 +141,7 @@ impl Tokenizer {
     /// Encodes `text` with no special-token handling: special-token text is ordinary text.
     pub fn encode_ordinary(&self, text: &str) -> Result<Vec<u32>> {
         let mut out = Vec::with_capacity(text.len() / 3);
-        self.encode_text(text, &mut out, &mut || Ok(()))?;
+        self.encode_text(text, true, &mut out, &mut || Ok(()))?;
         Ok(out)
     }
 
@@ -149,7 +164,9 @@ impl Tokenizer {
         check: &mut dyn FnMut() -> Result<()>,
     ) -> Result<Vec<u32>> {
         let mut out = Vec::with_capacity(text.len() / 3);
-        self.for_each_segment(text, allowed, disallowed, &mut out, &mut |t, out| self.encode_text(t, out, check))?;
+        self.for_each_segment(text, allowed, disallowed, &mut out, &mut |t, out| {
+            self.encode_text(t, t.as_ptr() == text.as_ptr(), out, check)
+        })?;
         Ok(out)
     }
 
@@ -187,8 +204,15 @@ impl Tokenizer {
         )
     }
 
-    fn encode_text(&self, text: &str, out: &mut Vec<u32>, check: &mut dyn FnMut() -> Result<()>) -> Result<()> {
-        let normalized = self.splitter.normalizer.apply(text);
+    /// Encodes a stretch of text between special tokens; `at_start`: it starts the input.
+    fn encode_text(
+        &self,
+        text: &str,
+        at_start: bool,
+        out: &mut Vec<u32>,
+        check: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<()> {
+        let normalized = self.splitter.normalizer.apply_at(text, at_start);
         let mut unchecked = 0;
         let mut unigram_base = 0.0;
         piece_cache::with_cache(self.cache_owner, |cache| {

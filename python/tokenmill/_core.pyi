@@ -131,6 +131,9 @@ class TokenizerJson:
         precompiled_charsmap: PrecompiledCharsmap | None,
         pretokenizer: str,
     ) -> CoreTokenizer: ...
+    def char_bpe(
+        self, *, byte_fallback: bool, fuse_unk: bool, whole_piece_first: bool, metaspace_prefix: str, pretokenizer: str
+    ) -> CoreTokenizer: ...
     def wordpiece(
         self,
         *,

@@ -264,7 +264,7 @@ impl WordSplitter {
             |_| Ok(true),
             |segment| match segment {
                 Segment::Text(t) => {
-                    let normalized = self.normalizer.apply(t);
+                    let normalized = self.normalizer.apply_at(t, t.as_ptr() == text.as_ptr());
                     let all = normalized.as_bytes();
                     self.pretokenizer.for_each_piece(&normalized, |piece| {
                         // Pieces are slices of the text; the rest of it from the piece on lets

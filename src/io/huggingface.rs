@@ -40,6 +40,8 @@ pub struct HfDocument {
     pub added: Vec<(String, u32)>,
     /// The `post_processor`, `truncation` and `padding` sections (`huggingface_inputs.rs`).
     pub inputs: ModelInputs,
+    /// The `decoder` section (also in `sections`), for models that decode with it.
+    decoder: Option<serde_json::Value>,
     /// The document without `model.vocab`, `model.merges`, `added_tokens` and the sections read
     /// into `inputs`.
     pub sections: String,
@@ -144,6 +146,7 @@ impl HfDocument {
             }
         }
         top.insert("model".into(), serde_json::Value::Object(rest));
+        let decoder = top.get("decoder").filter(|d| !d.is_null()).cloned();
         let inputs = crate::io::huggingface_inputs::read(
             top.remove("post_processor").as_ref(),
             top.remove("truncation").as_ref(),
@@ -168,6 +171,7 @@ impl HfDocument {
             merges,
             added,
             inputs,
+            decoder,
             sections: serde_json::Value::Object(top).to_string(),
         })
     }
@@ -194,6 +198,71 @@ impl HfDocument {
         parts.tokenizer(&|reason| self.error(reason), settings)
     }
 
+    /// A character-level BPE tokenizer from this file: the added tokens are special tokens (the
+    /// unknown token among them), `<0xNN>` tokens byte tokens when the model falls back to
+    /// bytes, the others their text; merges by rank; the file's own decoder steps.
+    pub fn char_bpe(&self, settings: CharBpeSettings) -> Result<Tokenizer> {
+        self.vocab_is_a_map("BPE")?;
+        let model: serde_json::Value = serde_json::from_str(&self.sections).map_err(|e| self.error(e.to_string()))?;
+        let unk_token = model["model"]["unk_token"].as_str().map(str::to_string);
+        let mut vocab = Vocab::default();
+        vocab.reserve(self.vocab.len());
+        let added: FxHashMap<u32, &str> = self.added.iter().map(|(t, id)| (*id, t.as_str())).collect();
+        let mut id_of: FxHashMap<&str, u32> = FxHashMap::default();
+        id_of.reserve(self.vocab.len());
+        for (text, id) in &self.vocab {
+            id_of.insert(text, *id);
+            let made = if let Some(&spelled) = added.get(id) {
+                if spelled != text {
+                    return Err(
+                        self.error(format!("added token {spelled:?} has id {id}, which is {text:?} in the model"))
+                    );
+                }
+                continue;
+            } else if let Some(b) = byte_piece(text).filter(|_| settings.byte_fallback) {
+                vocab.push_kind(text, *id, TokenKind::Byte(b))
+            } else if Some(text) == unk_token.as_ref() {
+                vocab.push_kind(text, *id, TokenKind::Unknown)
+            } else {
+                vocab.insert(*id, text.as_bytes())
+            };
+            made.map_err(|e| self.error(e.to_string()))?;
+        }
+        let mut specials: Vec<(u32, &str)> = added.into_iter().collect();
+        specials.sort_unstable();
+        for (id, text) in specials {
+            vocab.push_special(text, Some(id)).map_err(|e| self.error(e.to_string()))?;
+        }
+        let merges = self
+            .merges
+            .iter()
+            .enumerate()
+            .map(|(n, (l, r))| match (id_of.get(l.as_str()), id_of.get(r.as_str())) {
+                (Some(&a), Some(&b)) => Ok((a, b)),
+                _ => Err(self.error(format!("merge {n} ({l:?}, {r:?}) names a token the vocabulary lacks"))),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let options = BpeOptions {
+            byte_level: false,
+            end_of_word_suffix: None,
+            unk_token,
+            whole_piece_first: settings.whole_piece_first,
+            byte_fallback: settings.byte_fallback,
+            fuse_unk: settings.fuse_unk,
+        };
+        let bpe = Bpe::from_merges(vocab, merges, options).map_err(|e| self.error(e.to_string()))?;
+        let normalizer = Normalizer::from_spec("none")?.with_sentencepiece(settings.normalizer);
+        let mut tok = Tokenizer::new(normalizer, PreTokenizer::from_spec(&settings.pretokenizer)?, bpe);
+        let chain = match &self.decoder {
+            Some(d) => serde_json::from_value(d.clone()).map_err(|e| self.error(format!("decoder: {e}")))?,
+            None => crate::pipeline::hf_decoder::HfDecoder::Sequence { decoders: Vec::new() },
+        };
+        tok = tok.with_hf_decoder(chain).map_err(|e| self.error(e.to_string()))?;
+        self.inputs.check(tok.vocab()).map_err(|e| self.error(e.to_string()))?;
+        tok.inputs = self.inputs.clone();
+        Ok(tok)
+    }
+
     /// A WordPiece tokenizer from this file: the model's vocabulary with the added tokens (an
     /// added token the model lacks joins it at its id), each added token special.
     pub fn wordpiece(&self, settings: crate::io::wordpiece::WordPieceSettings) -> Result<Tokenizer> {
@@ -207,6 +276,20 @@ impl HfDocument {
             other => other,
         })
     }
+}
+
+/// What a character-level BPE file's components say (SentencePiece BPE as transformers
+/// converts it: Llama 2, Mistral), as the caller read them.
+pub struct CharBpeSettings {
+    pub byte_fallback: bool,
+    pub fuse_unk: bool,
+    /// A piece that is a token stays whole (`ignore_merges`).
+    pub whole_piece_first: bool,
+    /// The whitespace steps (`Prepend`/`Replace` normalizers, or a `Metaspace` pre-tokenizer)
+    /// as SentencePiece-normalizer flags.
+    pub normalizer: SentencePieceNormalizerSpec,
+    /// `metaspace` (a `Metaspace` that splits) or `none`.
+    pub pretokenizer: String,
 }
 
 /// What a byte-level BPE file's components say besides its tables.

@@ -195,6 +195,7 @@ pub fn read(data: &[u8], path: &Path) -> Result<Tokenizer> {
         escape_whitespaces: escape,
         treat_whitespace_as_suffix: suffix,
         precompiled_charsmap: charsmap,
+        metaspace_prefix: Default::default(),
     };
     let cut_at_spaces = escape && !(model_type == BPE && has_unused) && metaspace_cuts_safely(pieces, suffix);
     let pretokenizer = PreTokenizer::from_spec(match (cut_at_spaces, suffix) {

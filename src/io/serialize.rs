@@ -54,6 +54,9 @@ struct File {
     /// Post-processor, truncation and padding, when set.
     #[serde(default, skip_serializing_if = "ModelInputs::is_empty")]
     model_inputs: ModelInputs,
+    /// A `tokenizer.json`'s own decoder steps, when the tokenizer came with them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hf_decoder: Option<crate::pipeline::hf_decoder::HfDecoder>,
 }
 
 /// The tokenizer as a JSON string.
@@ -75,6 +78,7 @@ pub fn to_json(tok: &Tokenizer) -> String {
         // The basic one is named in the spec string already.
         sentencepiece_normalizer: tok.normalizer().sentencepiece().filter(|sp| !sp.is_basic()).cloned(),
         model_inputs: tok.inputs.clone(),
+        hf_decoder: tok.hf_decoder().cloned(),
         model,
     };
     serde_json::to_string(&file).expect("tokenizer serializes")
@@ -119,6 +123,9 @@ fn assemble(file: File) -> Result<Tokenizer> {
         normalizer = normalizer.with_sentencepiece(spec);
     }
     let mut tok = Tokenizer::new(normalizer, pretokenizer, model);
+    if let Some(chain) = file.hf_decoder {
+        tok = tok.with_hf_decoder(chain)?;
+    }
     file.model_inputs.check(tok.vocab())?;
     tok.inputs = file.model_inputs;
     Ok(tok)

@@ -10,6 +10,9 @@ use crate::models::vocab::{TokenKind, Vocab};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decoder {
     Bytes,
+    /// A `tokenizer.json`'s own decoder steps, run on the tokens' strings as `tokenizers` runs
+    /// them (`hf_decoder.rs`).
+    Chain(Box<crate::pipeline::hf_decoder::HfDecoder>),
     /// Tokens ending in `suffix` end a word: the suffix becomes `replacement` (a space, or
     /// nothing where the pieces kept their whitespace); a final such space is dropped.
     Suffix {
@@ -74,6 +77,13 @@ impl Decoder {
                 for &id in ids {
                     parts.push(vocab.token_bytes(id)?.to_vec());
                 }
+            }
+            Decoder::Chain(chain) => {
+                let tokens = ids
+                    .iter()
+                    .map(|&id| Ok(String::from_utf8_lossy(vocab.token_bytes(id)?).into_owned()))
+                    .collect::<Result<Vec<String>>>()?;
+                parts.extend(chain.decode(tokens, follows, trim_end).into_iter().map(String::into_bytes));
             }
             Decoder::Suffix { suffix, replacement } => {
                 let mut replaced_last = false;

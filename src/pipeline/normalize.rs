@@ -125,9 +125,15 @@ impl Normalizer {
     }
 
     pub fn apply<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        self.apply_at(text, true)
+    }
+
+    /// `apply` for a stretch of the input: `at_start` says whether it starts the input (one after
+    /// a special token does not), which a `Metaspace` prefix of scheme `first` asks.
+    pub fn apply_at<'t>(&self, text: &'t str, at_start: bool) -> Cow<'t, str> {
         let out = self.apply_steps(text);
         match &self.sentencepiece {
-            Some(sp) => Cow::Owned(sp.apply(&out)),
+            Some(sp) => Cow::Owned(sp.apply(&out, at_start)),
             None => out,
         }
     }
@@ -258,11 +264,16 @@ impl Normalizer {
     /// than the whole text (a context rule such as a final sigma), every byte maps to the whole
     /// text: offsets then stay valid, only coarse. A prefix space maps to the empty range at 0.
     pub fn apply_aligned<'t>(&self, text: &'t str) -> (Cow<'t, str>, Option<Alignment>) {
+        self.apply_aligned_at(text, true)
+    }
+
+    /// `apply_aligned` for a stretch of the input (see `apply_at`).
+    pub fn apply_aligned_at<'t>(&self, text: &'t str, at_start: bool) -> (Cow<'t, str>, Option<Alignment>) {
         let (stepped, first) = self.steps_aligned(text);
         let Some(sp) = &self.sentencepiece else {
             return (stepped, first);
         };
-        let (out, second) = sp.apply_aligned(&stepped);
+        let (out, second) = sp.apply_aligned(&stepped, at_start);
         let Some(first) = first else {
             return (Cow::Owned(out), Some(second));
         };

@@ -32,6 +32,29 @@ pub struct SentencePieceNormalizerSpec {
     /// rather than expanded into `rules`; a spec has one or the other.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "precompiled_charsmap::base64_field")]
     pub precompiled_charsmap: Option<PrecompiledCharsmap>,
+    /// A `tokenizer.json`'s `▁` prefix, in place of the dummy prefix: its `Metaspace`
+    /// pre-tokenizer's, before a text that does not start with `▁` — every stretch between special
+    /// tokens (`Always`) or only one at the start of the text (`First`) —, or its `Prepend("▁")`
+    /// normalizer's, before every stretch (`Prepend`). As Hugging Face's, the prefix takes the
+    /// offsets of the character it goes before.
+    #[serde(default, skip_serializing_if = "MetaspacePrefix::is_none")]
+    pub metaspace_prefix: MetaspacePrefix,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetaspacePrefix {
+    #[default]
+    None,
+    Always,
+    First,
+    Prepend,
+}
+
+impl MetaspacePrefix {
+    fn is_none(&self) -> bool {
+        *self == MetaspacePrefix::None
+    }
 }
 
 impl SentencePieceNormalizerSpec {
@@ -46,6 +69,7 @@ impl SentencePieceNormalizerSpec {
             escape_whitespaces: true,
             treat_whitespace_as_suffix: false,
             precompiled_charsmap: None,
+            metaspace_prefix: MetaspacePrefix::None,
         }
     }
 
@@ -115,18 +139,37 @@ impl SentencePieceNormalizer {
     }
 
     /// The normalized text and, for each of its bytes, the byte range of `text` it came from.
-    pub fn apply_aligned(&self, text: &str) -> (String, Alignment) {
+    /// `at_start`: the text starts the input (it is not a stretch after a special token).
+    pub fn apply_aligned(&self, text: &str, at_start: bool) -> (String, Alignment) {
         let mut align = Vec::with_capacity(text.len() + 4);
-        let out = self.normalize(text, Some(&mut align));
+        let out = self.normalize(text, Some(&mut align), at_start);
         (out, align)
     }
 
-    pub fn apply(&self, text: &str) -> String {
-        self.normalize(text, None)
+    pub fn apply(&self, text: &str, at_start: bool) -> String {
+        self.normalize(text, None, at_start)
     }
 
     /// The work of both: `align`, when given, gets each output byte's source range.
-    fn normalize(&self, text: &str, mut align: Option<&mut Alignment>) -> String {
+    fn normalize(&self, text: &str, mut align: Option<&mut Alignment>, at_start: bool) -> String {
+        let mut out = self.normalize_text(text, align.as_deref_mut());
+        let prefix = match self.spec.metaspace_prefix {
+            MetaspacePrefix::None => false,
+            MetaspacePrefix::Prepend => true,
+            MetaspacePrefix::Always => !out.starts_with(METASPACE),
+            MetaspacePrefix::First => at_start && !out.starts_with(METASPACE),
+        };
+        if prefix && !out.is_empty() {
+            out.insert_str(0, METASPACE);
+            if let Some(a) = align {
+                let first = a.first().copied().unwrap_or((0, 0));
+                a.splice(0..0, std::iter::repeat_n(first, METASPACE.len()));
+            }
+        }
+        out
+    }
+
+    fn normalize_text(&self, text: &str, mut align: Option<&mut Alignment>) -> String {
         let spec = &self.spec;
         let space = if spec.escape_whitespaces { METASPACE } else { " " };
         let mut out = String::with_capacity(text.len() + 4);
@@ -227,26 +270,48 @@ mod tests {
             escape_whitespaces: true,
             treat_whitespace_as_suffix: false,
             precompiled_charsmap: None,
+            metaspace_prefix: MetaspacePrefix::None,
         })
     }
 
     #[test]
     fn whitespace_rules() {
         let n = normalizer(&[], true, true);
-        assert_eq!(n.apply("  hello   world  "), "▁hello▁world");
-        assert_eq!(n.apply("   "), "");
+        assert_eq!(n.apply("  hello   world  ", true), "▁hello▁world");
+        assert_eq!(n.apply("   ", true), "");
         let n = normalizer(&[], false, false);
-        assert_eq!(n.apply(" a  b "), "▁a▁▁b▁");
+        assert_eq!(n.apply(" a  b ", true), "▁a▁▁b▁");
     }
 
     #[test]
     fn rules_match_longest_first_and_align_to_their_source() {
         let n = normalizer(&[("Ａ", "A"), ("ｶﾞ", "ガ"), ("ｶ", "カ"), ("\u{3000}", " ")], true, true);
-        let (text, align) = n.apply_aligned("ｶﾞＡ\u{3000}\u{3000}x");
+        let (text, align) = n.apply_aligned("ｶﾞＡ\u{3000}\u{3000}x", true);
         assert_eq!(text, "▁ガA▁x");
         assert_eq!(align.len(), text.len());
         assert_eq!(align[0], (0, 0), "the dummy prefix covers nothing");
         assert_eq!(align[3], (0, 6), "ガ comes from the two half-width characters");
         assert_eq!(align[6], (6, 9));
+    }
+
+    #[test]
+    fn a_metaspace_prefix_goes_before_text_that_lacks_one() {
+        let spec = |prefix| SentencePieceNormalizerSpec {
+            add_dummy_prefix: false,
+            remove_extra_whitespaces: false,
+            metaspace_prefix: prefix,
+            ..normalizer(&[], false, false).spec
+        };
+        let always = SentencePieceNormalizer::new(spec(MetaspacePrefix::Always));
+        assert_eq!(always.apply("a b", false), "▁a▁b");
+        assert_eq!(always.apply(" a", true), "▁a", "a leading space is the prefix already");
+        assert_eq!(always.apply("", true), "");
+        let first = SentencePieceNormalizer::new(spec(MetaspacePrefix::First));
+        assert_eq!(first.apply("a", true), "▁a");
+        assert_eq!(first.apply("a", false), "a", "only the stretch that starts the text");
+        let (text, align) = first.apply_aligned("hi", true);
+        assert_eq!((text.as_str(), align[0], align[3]), ("▁hi", (0, 1), (0, 1)), "the prefix takes h's offsets");
+        let prepend = SentencePieceNormalizer::new(spec(MetaspacePrefix::Prepend));
+        assert_eq!(prepend.apply("▁a", false), "▁▁a");
     }
 }

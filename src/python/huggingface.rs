@@ -3,7 +3,7 @@
 use super::errors::to_py;
 use super::sentencepiece::PyPrecompiledCharsmap;
 use super::tokenizer::CoreTokenizer;
-use crate::io::huggingface::{ByteLevelSettings, HfDocument, UnigramSettings};
+use crate::io::huggingface::{ByteLevelSettings, CharBpeSettings, HfDocument, UnigramSettings};
 use crate::io::wordpiece::{self, WordPieceSettings};
 use crate::pipeline::normalize_sentencepiece::SentencePieceNormalizerSpec;
 use pyo3::prelude::*;
@@ -93,11 +93,53 @@ impl PyTokenizerJson {
                 escape_whitespaces,
                 treat_whitespace_as_suffix,
                 precompiled_charsmap: charsmap,
+                metaspace_prefix: Default::default(),
             };
             self.inner.unigram(UnigramSettings { unk_id, byte_fallback, normalizer, pretokenizer, inputs })
         })
         .map(CoreTokenizer::new)
         .map_err(to_py)
+    }
+
+    /// The character-level BPE tokenizer this file describes (SentencePiece BPE as transformers
+    /// converts it), given its whitespace steps: the `▁` prefix (`prepend` for a `Prepend("▁")`
+    /// normalizer, or a `Metaspace` scheme: `always`, `first`, `never`) and whether a `Metaspace`
+    /// splits.
+    #[pyo3(signature = (*, byte_fallback, fuse_unk, whole_piece_first, metaspace_prefix, pretokenizer))]
+    #[allow(clippy::too_many_arguments)]
+    fn char_bpe(
+        &self,
+        py: Python<'_>,
+        byte_fallback: bool,
+        fuse_unk: bool,
+        whole_piece_first: bool,
+        metaspace_prefix: &str,
+        pretokenizer: String,
+    ) -> PyResult<CoreTokenizer> {
+        use crate::pipeline::normalize_sentencepiece::MetaspacePrefix;
+        let metaspace_prefix = match metaspace_prefix {
+            "always" => MetaspacePrefix::Always,
+            "first" => MetaspacePrefix::First,
+            "prepend" => MetaspacePrefix::Prepend,
+            "never" | "none" => MetaspacePrefix::None,
+            other => {
+                return Err(to_py(crate::error::Error::config(format!(
+                    "metaspace_prefix must be always, first, prepend or never, got {other:?}"
+                ))))
+            }
+        };
+        let normalizer = SentencePieceNormalizerSpec {
+            rules: Vec::new(),
+            keep: Vec::new(),
+            add_dummy_prefix: false,
+            remove_extra_whitespaces: false,
+            escape_whitespaces: true,
+            treat_whitespace_as_suffix: false,
+            precompiled_charsmap: None,
+            metaspace_prefix,
+        };
+        let settings = CharBpeSettings { byte_fallback, fuse_unk, whole_piece_first, normalizer, pretokenizer };
+        py.detach(|| self.inner.char_bpe(settings)).map(CoreTokenizer::new).map_err(to_py)
     }
 
     /// The byte-level BPE tokenizer this file describes, given what its components say.

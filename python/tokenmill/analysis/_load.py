@@ -19,7 +19,6 @@ from tokenmill.tokenizer import Tokenizer
 TokenizerArg = Union[Tokenizer, str, "os.PathLike[str]"]
 
 
-
 def load_tokenizer(spec: TokenizerArg) -> tuple[str, Tokenizer]:
     """A (label, Tokenizer) pair from a `Tokenizer`, an OpenAI encoding name (``"cl100k_base"``,
     read through `tokenmill.tiktoken`, so from tiktoken's cache or its download address), or a

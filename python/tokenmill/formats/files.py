@@ -104,7 +104,7 @@ class FileMethods:
         """
         from tokenmill.chat import read_tokenizer_config
         from tokenmill.formats import huggingface as hf
-        from tokenmill.formats import huggingface_sentencepiece, wordpiece
+        from tokenmill.formats import huggingface_char_bpe, huggingface_sentencepiece, wordpiece
 
         p = Path(path)
         document, sections = hf.open_tokenizer_json(p)
@@ -113,6 +113,8 @@ class FileMethods:
             tok = cls(wordpiece.read_tokenizer_json(document, sections, str(p)))
         elif model_type == "Unigram":
             tok = cls(huggingface_sentencepiece.read_tokenizer_json(document, sections, str(p)))
+        elif model_type == "BPE" and huggingface_char_bpe.is_char_level(sections):
+            tok = cls(huggingface_char_bpe.read_tokenizer_json(document, sections, str(p)))
         else:
             tok = cls(hf.read_tokenizer_json(document, sections, str(p)))
         # A tokenizer_config.json beside it brings the chat template and bos/eos names.

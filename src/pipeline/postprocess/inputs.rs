@@ -131,7 +131,7 @@ impl Tokenizer {
                     }
                     Segment::Text(t) => {
                         let base = base_of(t);
-                        let (normalized, align) = self.splitter.normalizer.apply_aligned(t);
+                        let (normalized, align) = self.splitter.normalizer.apply_aligned_at(t, base == 0);
                         let original = |start: usize, end: usize| -> (usize, usize) {
                             match &align {
                                 None => (base + start, base + end),

@@ -1,0 +1,90 @@
+"""Character-level BPE `tokenizer.json` files: SentencePiece BPE models as transformers converts
+them (Llama 2, Mistral, CodeLlama, TinyLlama and their fine-tunes), run as `tokenizers` runs them.
+
+Two spellings of SentencePiece's whitespace are read:
+
+    normalizer  Sequence[Prepend("▁"), Replace(" " → "▁")]     the "legacy" files: every stretch
+    pre_tokenizer  null                                          between added tokens gets a ▁
+
+    normalizer  null                                             newer files: a ▁ before a stretch
+    pre_tokenizer  Metaspace(prepend_scheme, split)              not starting with one — every
+                                                                 stretch ("always") or the text's
+                                                                 start ("first")
+
+then BPE by the file's merges with byte fallback (`<0xNN>` tokens) and fused unknowns, and the
+file's own decoder steps (`Replace`, `ByteFallback`, `Fuse`, `Strip`, `Metaspace`, run in Rust as
+`tokenizers` runs them). Any other component is a `FormatError` naming it: such a file is not
+loaded to run differently.
+
+>>> tok = Tokenizer.from_huggingface("llama-2/tokenizer.json")     # doctest: +SKIP
+>>> tok.encode_for_model("Hello world").ids                         # doctest: +SKIP
+[1, 15043, 3186]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tokenmill import _core
+
+METASPACE = "\u2581"
+
+
+def is_char_level(data: dict[str, Any]) -> bool:
+    """Whether a BPE file's pre-tokenizer and decoder have no ByteLevel step (so its tokens are
+    text, not GPT-2's byte spelling)."""
+
+    def steps(node: Any, key: str) -> list[Any]:
+        if not isinstance(node, dict):
+            return []
+        if node.get("type") == "Sequence":
+            return [s for child in node.get(key, []) for s in steps(child, key)]
+        return [node]
+
+    kinds = {s.get("type") for s in steps(data.get("pre_tokenizer"), "pretokenizers")}
+    kinds |= {s.get("type") for s in steps(data.get("decoder"), "decoders")}
+    return "ByteLevel" not in kinds
+
+
+def _whitespace(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """The whitespace flags a file's normalizer and pre-tokenizer spell, or a FormatError."""
+    norm = data.get("normalizer")
+    steps = [] if norm is None else norm.get("normalizers", []) if norm.get("type") == "Sequence" else [norm]
+    pre = data.get("pre_tokenizer")
+    prepend = {"type": "Prepend", "prepend": METASPACE}
+    escape = {"type": "Replace", "pattern": {"String": " "}, "content": METASPACE}
+    if pre is None and steps in ([prepend, escape], [escape, prepend], [escape]):
+        scheme = "prepend" if prepend in steps else "never"
+        return {"metaspace_prefix": scheme, "pretokenizer": "none"}
+    if not steps and isinstance(pre, dict) and pre.get("type") == "Metaspace":
+        if pre.get("replacement", METASPACE) != METASPACE:
+            raise _core.FormatError(f"{where}: Metaspace with replacement {pre.get('replacement')!r} is not supported")
+        scheme = pre.get("prepend_scheme")
+        if scheme is None:
+            scheme = "always" if pre.get("add_prefix_space", True) else "never"
+        if scheme not in ("always", "first", "never"):
+            raise _core.FormatError(f"{where}: Metaspace prepend_scheme {scheme!r} is not supported")
+        return {
+            "metaspace_prefix": scheme,
+            "pretokenizer": "metaspace" if pre.get("split", True) else "none",
+        }
+    shown = [s.get("type") for s in steps] + ([] if pre is None else [pre.get("type")])
+    raise _core.FormatError(
+        f"{where}: the normalizer and pre-tokenizer {shown} before a character-level BPE model are not supported "
+        "(tokenmill reads Prepend + Replace, or a Metaspace pre-tokenizer, as transformers' converters write them)"
+    )
+
+
+def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], where: str) -> _core.CoreTokenizer:
+    """A character-level BPE tokenizer from a `tokenizer.json` (read by Rust; `data` is its
+    component sections)."""
+    model = data["model"]
+    for key in ("continuing_subword_prefix", "end_of_word_suffix", "dropout"):
+        if model.get(key):
+            raise _core.FormatError(f"{where}: BPE option {key}={model[key]!r} is not supported")
+    return document.char_bpe(
+        byte_fallback=bool(model.get("byte_fallback", False)),
+        fuse_unk=bool(model.get("fuse_unk", False)),
+        whole_piece_first=bool(model.get("ignore_merges", False)),
+        **_whitespace(data, where),
+    )
