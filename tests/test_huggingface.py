@@ -258,3 +258,36 @@ def test_a_vocabulary_without_the_bytes_utf8_never_produces_loads(
     path.write_text(json.dumps(doc, ensure_ascii=False))
     with pytest.raises(tokenmill.TokenmillError, match="lacks as a token"):
         tokenmill.Tokenizer.from_huggingface(path)
+
+
+def test_skipping_special_tokens_keeps_added_tokens_that_are_not_special(
+    tmp_path: Path, stdlib_text: str, multilingual_text: str
+) -> None:
+    """Qwen 3's `<think>` is an added token but not `special`: Hugging Face matches it in text and
+    keeps it when decoding skips special tokens; so must tokenmill, in `decode`, in a stream,
+    and through its own file and a written tokenizer.json."""
+    from tokenizers import AddedToken
+
+    hf = hf_trained("bytelevel", [stdlib_text[:100_000], multilingual_text])
+    hf.add_tokens([AddedToken("<think>", special=False), AddedToken("</think>", special=False)])
+    path = tmp_path / "qwen_like.json"
+    hf.save(str(path))
+    hf = HFTokenizer.from_file(str(path))
+    text = "<|endoftext|><think>hmm</think> The answer is 42.<|endoftext|>"
+    ids = hf.encode(text).ids
+    tok = tokenmill.Tokenizer.from_huggingface(path)
+    assert tok.encode(text, allowed_special="all") == ids
+    tok.save(tmp_path / "own.json")
+    tok.to_huggingface(tmp_path / "back.json")
+    for loaded in (
+        tok,
+        tokenmill.Tokenizer.load(tmp_path / "own.json"),
+        tokenmill.Tokenizer.from_huggingface(tmp_path / "back.json"),
+    ):
+        for skip in (False, True):
+            expected = hf.decode(ids, skip_special_tokens=skip)
+            assert loaded.decode(ids, skip_special_tokens=skip) == expected, skip
+            stream = loaded.decode_stream(skip_special_tokens=skip)
+            assert "".join(stream.step(i) for i in ids) + stream.finish() == expected, skip
+    assert "<think>" in tok.decode(ids, skip_special_tokens=True)
+    assert "<|endoftext|>" not in tok.decode(ids, skip_special_tokens=True)

@@ -307,9 +307,11 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
 
     def decode(self, ids: Sequence[int], errors: str = "replace", *, skip_special_tokens: bool = False) -> str:
         """Decodes ids to text; `errors` is as for `bytes.decode` (a token boundary can split a
-        UTF-8 character). With `skip_special_tokens`, special tokens are left out."""
+        UTF-8 character). With `skip_special_tokens`, special tokens are left out (but for the
+        added tokens a `tokenizer.json` does not mark `special`, which Hugging Face keeps)."""
         if _checks.flag("skip_special_tokens", skip_special_tokens):
-            ids = [i for i in ids if not (isinstance(i, int) and 0 <= i <= _checks.MAX_ID and self._core.is_special(i))]
+            skipped = self._core.skipped_on_decode
+            ids = [i for i in ids if not (isinstance(i, int) and 0 <= i <= _checks.MAX_ID and skipped(i))]
         return self.decode_bytes(ids).decode("utf-8", errors=_checks.decode_errors(errors))
 
     def decode_stream(self, *, skip_special_tokens: bool = False, errors: str = "replace") -> DecodeStream:

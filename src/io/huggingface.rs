@@ -38,6 +38,9 @@ pub struct HfDocument {
     pub merges: Vec<(String, String)>,
     /// `added_tokens` as (content, id).
     pub added: Vec<(String, u32)>,
+    /// The added tokens that are not `special`: matched in text, kept by decoding that skips
+    /// special tokens.
+    pub not_special: Vec<u32>,
     /// The `post_processor`, `truncation` and `padding` sections (`huggingface_inputs.rs`).
     pub inputs: ModelInputs,
     /// The `decoder` section (also in `sections`), for models that decode with it.
@@ -64,6 +67,13 @@ enum Merge {
 struct AddedToken {
     content: String,
     id: u32,
+    /// Whether decoding that skips special tokens leaves it out (files without the field: yes).
+    #[serde(default = "yes")]
+    special: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Reads the vocabulary as a list in file order whether it is a map (BPE, WordPiece) or a list
@@ -114,6 +124,7 @@ impl HfDocument {
             .map_err(|e| Error::Format { path: path.to_path_buf(), format: "JSON", reason: e.to_string() })?;
         let mut model = None;
         let mut added = Vec::new();
+        let mut not_special = Vec::new();
         for (key, value) in raw {
             match key {
                 "model" => {
@@ -124,7 +135,9 @@ impl HfDocument {
                 "added_tokens" => {
                     let tokens: Option<Vec<AddedToken>> =
                         serde_json::from_str(value.get()).map_err(|e| bad(format!("added_tokens: {e}")))?;
-                    added = tokens.unwrap_or_default().into_iter().map(|t| (t.content, t.id)).collect();
+                    let tokens = tokens.unwrap_or_default();
+                    not_special = tokens.iter().filter(|t| !t.special).map(|t| t.id).collect();
+                    added = tokens.into_iter().map(|t| (t.content, t.id)).collect();
                 }
                 _ => {
                     let value = serde_json::from_str(value.get()).map_err(|e| bad(format!("{key}: {e}")))?;
@@ -170,6 +183,7 @@ impl HfDocument {
             scores,
             merges,
             added,
+            not_special,
             inputs,
             decoder,
             sections: serde_json::Value::Object(top).to_string(),
@@ -195,7 +209,12 @@ impl HfDocument {
     pub fn byte_level_bpe(&self, settings: ByteLevelSettings) -> Result<Tokenizer> {
         self.vocab_is_a_map("BPE")?;
         let parts = ByteLevelParts { vocab: &self.vocab, merges: &self.merges, added: &self.added };
-        parts.tokenizer(&|reason| self.error(reason), settings)
+        parts.tokenizer(&|reason| self.error(reason), settings).map(|tok| self.finish(tok))
+    }
+
+    /// What every reader adds last: the added tokens decoding keeps when it skips special ones.
+    fn finish(&self, tok: Tokenizer) -> Tokenizer {
+        tok.with_kept_on_skip(self.not_special.clone())
     }
 
     /// A character-level BPE tokenizer from this file: the added tokens are special tokens (the
@@ -260,7 +279,7 @@ impl HfDocument {
         tok = tok.with_hf_decoder(chain).map_err(|e| self.error(e.to_string()))?;
         self.inputs.check(tok.vocab()).map_err(|e| self.error(e.to_string()))?;
         tok.inputs = self.inputs.clone();
-        Ok(tok)
+        Ok(self.finish(tok))
     }
 
     /// A WordPiece tokenizer from this file: the model's vocabulary with the added tokens (an
@@ -271,10 +290,12 @@ impl HfDocument {
         let known: rustc_hash::FxHashSet<&str> = self.vocab.iter().map(|(t, _)| t.as_str()).collect();
         tokens.extend(self.added.iter().filter(|(t, _)| !known.contains(t.as_str())).cloned());
         let specials: Vec<String> = self.added.iter().map(|(t, _)| t.clone()).collect();
-        crate::io::wordpiece::build(&tokens, &specials, settings).map_err(|e| match e {
-            Error::Config(reason) => self.error(reason),
-            other => other,
-        })
+        crate::io::wordpiece::build(&tokens, &specials, settings)
+            .map_err(|e| match e {
+                Error::Config(reason) => self.error(reason),
+                other => other,
+            })
+            .map(|tok| self.finish(tok))
     }
 }
 
@@ -369,7 +390,7 @@ impl HfDocument {
         let mut tok = Tokenizer::new(normalizer, PreTokenizer::from_spec(&settings.pretokenizer)?, model);
         settings.inputs.check(tok.vocab()).map_err(|e| self.error(e.to_string()))?;
         tok.inputs = settings.inputs;
-        Ok(tok)
+        Ok(self.finish(tok))
     }
 }
 

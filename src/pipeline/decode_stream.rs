@@ -57,7 +57,7 @@ impl DecodeStream {
         for &id in ids {
             vocab.token_bytes(id)?;
         }
-        self.ids.extend(ids.iter().copied().filter(|&id| !(self.skip_special && vocab.is_special(id))));
+        self.ids.extend(ids.iter().copied().filter(|&id| !(self.skip_special && tok.skipped_on_decode(id))));
         if self.ids.len() == self.context {
             return Ok(Vec::new());
         }

@@ -332,6 +332,18 @@ impl CoreTokenizer {
         self.inner.vocab().is_special(id)
     }
 
+    /// The special tokens decoding keeps when it skips special tokens.
+    #[getter]
+    fn kept_on_skip(&self) -> Vec<u32> {
+        self.inner.kept_on_skip().to_vec()
+    }
+
+    /// Whether decoding with `skip_special_tokens` leaves `id` out (a special token, unless the
+    /// file says decoding keeps it).
+    fn skipped_on_decode(&self, id: u32) -> bool {
+        self.inner.skipped_on_decode(id)
+    }
+
     /// Merges in rank order as token bytes (implied by the ranks for tiktoken vocabularies).
     fn merges<'py>(&self, py: Python<'py>) -> PyResult<Vec<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)>> {
         let vocab = self.inner.vocab();

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from tokenmill import _core
@@ -209,10 +210,15 @@ def hf_normalizers(spec: str) -> list[dict[str, Any]]:
     return out
 
 
-def added_tokens(specials: dict[str, int]) -> list[dict[str, Any]]:
-    """Special tokens as `tokenizer.json` added tokens, by id (matched whole, never normalized)."""
-    entry = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
-    return [{"id": i, "content": t, **entry} for t, i in sorted(specials.items(), key=lambda kv: kv[1])]
+def added_tokens(specials: dict[str, int], kept_on_skip: Sequence[int] = ()) -> list[dict[str, Any]]:
+    """Special tokens as `tokenizer.json` added tokens, by id (matched whole, never normalized);
+    those decoding keeps when it skips special tokens are not `special`."""
+    entry = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
+    kept = set(kept_on_skip)
+    return [
+        {"id": i, "content": t, **entry, "special": i not in kept}
+        for t, i in sorted(specials.items(), key=lambda kv: kv[1])
+    ]
 
 
 def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> None:
@@ -257,7 +263,7 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
         "version": "1.0",
         "truncation": inputs["truncation"],
         "padding": inputs["padding"],
-        "added_tokens": added_tokens(specials),
+        "added_tokens": added_tokens(specials, core.kept_on_skip),
         "normalizer": {"type": "Sequence", "normalizers": normalizers} if normalizers else None,
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": pre},
         "post_processor": inputs["post_processor"],
