@@ -114,6 +114,20 @@ impl Tokenizer {
         &self.kept_on_skip
     }
 
+    /// A token as its vocabulary spells it — what Hugging Face's `id_to_token` and
+    /// `Encoding.tokens` give: a special token's text, a byte-level token's printable spelling
+    /// (`Ġworld`), any other token's text (`▁world`, `##ing`, `<0x41>`), bytes that are not
+    /// UTF-8 as U+FFFD.
+    pub fn token_string(&self, id: u32) -> Result<String> {
+        let bytes = self.vocab().token_bytes(id)?;
+        let byte_level = self.model().as_bpe().is_some_and(|b| b.options().byte_level);
+        Ok(if byte_level && !self.vocab().is_special(id) {
+            crate::io::huggingface::byte_level_spelling(bytes)
+        } else {
+            String::from_utf8_lossy(bytes).into_owned()
+        })
+    }
+
     /// Whether decoding that skips special tokens leaves `id` out.
     pub fn skipped_on_decode(&self, id: u32) -> bool {
         self.vocab().is_special(id) && self.kept_on_skip.binary_search(&id).is_err()

@@ -291,3 +291,17 @@ def test_skipping_special_tokens_keeps_added_tokens_that_are_not_special(
             assert "".join(stream.step(i) for i in ids) + stream.finish() == expected, skip
     assert "<think>" in tok.decode(ids, skip_special_tokens=True)
     assert "<|endoftext|>" not in tok.decode(ids, skip_special_tokens=True)
+
+
+def test_token_strings_are_the_vocabularys(loaded, multilingual_text: str) -> None:  # type: ignore[no-untyped-def]
+    """`Encoding.tokens`, `id_to_token` and `tokenize` spell tokens as the file does (`Ġworld`),
+    as `tokenizers` and transformers' `convert_ids_to_tokens` do; `token_to_id` reads them back."""
+    tok, hf = loaded
+    for text in [multilingual_text[:3000], "Hello world <|endoftext|> \t\n x"]:
+        theirs = hf.encode(text, add_special_tokens=False)
+        assert tok.encode_for_model(text, add_special_tokens=False).tokens == theirs.tokens
+    for i in range(hf.get_vocab_size()):
+        spelled = hf.id_to_token(i)
+        assert tok.id_to_token(i) == spelled
+        assert tok.token_to_id(spelled) == i
+    assert tok.tokenize("Hello world") == hf.encode("Hello world", add_special_tokens=False).tokens

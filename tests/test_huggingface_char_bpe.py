@@ -138,3 +138,12 @@ def test_components_that_would_run_differently_are_refused(sp_model: Path, tmp_p
         path.write_text(json.dumps(bad, ensure_ascii=False))
         with pytest.raises(tokenmill.FormatError, match=name.split()[0]):
             tokenmill.Tokenizer.from_huggingface(path)
+
+
+def test_token_strings_are_the_vocabularys(pair, multilingual_text: str) -> None:  # type: ignore[no-untyped-def]
+    tok, hf = pair
+    text = multilingual_text[:3000] + " <s> 😀"
+    assert tok.encode_for_model(text).tokens == hf.encode(text).tokens
+    assert [tok.id_to_token(i) for i in range(hf.get_vocab_size())] == [
+        hf.id_to_token(i) for i in range(hf.get_vocab_size())
+    ]

@@ -33,6 +33,7 @@ HARD_TEXTS = [
 def fields(e) -> dict:  # type: ignore[no-untyped-def]
     return {
         "ids": list(e.ids),
+        "tokens": list(e.tokens),
         "type_ids": list(e.type_ids),
         "offsets": [tuple(o) for o in e.offsets],
         "word_ids": list(e.word_ids),

@@ -32,11 +32,6 @@ def _refuse_named(text: str, named: list[str]) -> None:
         )
 
 
-def _token_text(token: bytes) -> str:
-    """A token's bytes as text; bytes that are not UTF-8 show as `\\xNN`."""
-    return token.decode("utf-8", errors="backslashreplace")
-
-
 class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
     """A trained or loaded tokenizer: normalize → pre-tokenize → subword model → ids, and back.
     This file holds encoding, decoding and the vocabulary; files (`formats/files.py`), model
@@ -286,12 +281,13 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
         return np.frombuffer(raw, dtype="<u4")
 
     def tokenize(self, text: str) -> list[str]:
-        """The tokens of `text` as strings (bytes that are not UTF-8 show as `\\xNN`).
+        """The tokens of `text` as the vocabulary spells them (`id_to_token`).
 
         >>> tok.tokenize("lowest")   # doctest: +SKIP
         ['low', 'est</w>']
         """
-        return [self.id_to_token(i) for i in self.encode(text, disallowed_special=())]
+        spell = self._core.token_string
+        return [spell(i) for i in self.encode(text, disallowed_special=())]
 
     def pre_tokenize(self, text: str) -> list[str]:
         """The pieces the pre-tokenizer cuts `text` into; merges never cross them."""
@@ -353,18 +349,35 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
 
     # -- vocabulary --------------------------------------------------------------------------
     def token_to_id(self, token: str | bytes) -> int | None:
-        """The id of a token (ordinary or special), or None."""
+        """The id of a token (ordinary or special), or None: by its bytes, its text, or in a
+        byte-level vocabulary its printable spelling as `id_to_token` gives it (`"Ġworld"`)."""
         if isinstance(token, str):
             key = token.encode("utf-8", "surrogatepass")
         elif isinstance(token, (bytes, bytearray, memoryview)):
             key = bytes(token)
         else:
             raise _core.ConfigError(f"a token is a str or bytes, not {type(token).__name__}")
-        return self._core.token_id(key)
+        found = self._core.token_id(key)
+        if found is None and isinstance(token, str) and self.byte_level:
+            from tokenmill.formats.huggingface import CHAR_TO_BYTE
+
+            if all(c in CHAR_TO_BYTE for c in token):
+                found = self._core.token_id(bytes(CHAR_TO_BYTE[c] for c in token))
+        return found
 
     def id_to_token(self, id: int) -> str:
-        """The token of an id as a string (see `tokenize`)."""
-        return _token_text(self.decode_single_token_bytes(id))
+        """The token of an id as the vocabulary spells it, as Hugging Face's `id_to_token` gives
+        it: a byte-level token's printable spelling (`"Ġworld"`), a SentencePiece piece
+        (`"▁world"`, `"<0x41>"`), a WordPiece token (`"##ing"`), a special token's text. Its
+        bytes are `decode_single_token_bytes`.
+
+        >>> tok.id_to_token(tok.token_to_id(" world"))   # doctest: +SKIP
+        'Ġworld'
+        """
+        try:
+            return self._core.token_string(id)
+        except (OverflowError, TypeError):
+            raise _checks.bad_ids([id]) from None
 
     @property
     def merges(self) -> list[tuple[bytes, bytes]]:

@@ -509,6 +509,22 @@ impl ByteLevelParts<'_> {
     }
 }
 
+/// A byte-level token's bytes as `tokenizer.json` spells them: each byte as its printable
+/// character (`Ġ` for a space).
+pub fn byte_level_spelling(bytes: &[u8]) -> String {
+    static CHARS: std::sync::OnceLock<[char; 256]> = std::sync::OnceLock::new();
+    let chars = CHARS.get_or_init(|| {
+        let mut chars = ['\0'; 256];
+        for (code, byte) in byte_decoder().into_iter().enumerate() {
+            if let Some(b) = byte {
+                chars[b as usize] = char::from_u32(code as u32).expect("code points below 0x200");
+            }
+        }
+        chars
+    });
+    bytes.iter().map(|&b| chars[b as usize]).collect()
+}
+
 /// The byte each byte-level character stands for, by code point (`None`: not such a character).
 fn byte_decoder() -> Vec<Option<u8>> {
     let printable = |b: u8| matches!(b, 0x21..=0x7E | 0xA1..=0xAC | 0xAE..=0xFF);

@@ -53,15 +53,11 @@ impl PyEncoding {
     fn n_sequences(&self) -> usize {
         self.inner.n_sequences()
     }
-    /// The token strings (bytes that are not UTF-8 as `\xNN`).
+    /// The tokens as the vocabulary spells them (`Ġworld` in a byte-level vocabulary, `▁world`,
+    /// `##ing`), as Hugging Face's `Encoding.tokens`.
     #[getter]
     fn tokens(&self) -> Vec<String> {
-        let vocab = self.tokenizer.vocab();
-        self.inner
-            .ids
-            .iter()
-            .map(|&id| vocab.token_bytes(id).map_or_else(|_| String::new(), |b| b.escape_ascii_utf8()))
-            .collect()
+        self.inner.ids.iter().map(|&id| self.tokenizer.token_string(id).unwrap_or_default()).collect()
     }
     /// The windows truncation cut off, each a full encoding.
     #[getter]
@@ -77,24 +73,6 @@ impl PyEncoding {
     }
     fn __repr__(&self) -> String {
         format!("<tokenmill.Encoding {} tokens, {} overflowing>", self.inner.len(), self.inner.overflowing.len())
-    }
-}
-
-trait EscapeUtf8 {
-    fn escape_ascii_utf8(&self) -> String;
-}
-
-impl EscapeUtf8 for [u8] {
-    /// The bytes as text where they are UTF-8, `\xNN` where they are not.
-    fn escape_ascii_utf8(&self) -> String {
-        let mut out = String::new();
-        for chunk in self.utf8_chunks() {
-            out.push_str(chunk.valid());
-            for b in chunk.invalid() {
-                out.push_str(&format!("\\x{b:02x}"));
-            }
-        }
-        out
     }
 }
 

@@ -332,6 +332,11 @@ impl CoreTokenizer {
         self.inner.vocab().is_special(id)
     }
 
+    /// A token as its vocabulary spells it (`Ġworld` in a byte-level vocabulary).
+    fn token_string(&self, id: u32) -> PyResult<String> {
+        self.inner.token_string(id).map_err(to_py)
+    }
+
     /// The special tokens decoding keeps when it skips special tokens.
     #[getter]
     fn kept_on_skip(&self) -> Vec<u32> {
