@@ -79,10 +79,11 @@ pub struct Tokenizer {
     /// gives that very file back. Nothing changes a tokenizer's model after `new`; a clone with
     /// other `inputs` (which a `.model` file has no place for) keeps it.
     sentencepiece_source: Option<std::sync::Arc<[u8]>>,
-    /// Special tokens that decoding keeps even when told to skip special tokens: a
-    /// `tokenizer.json`'s added tokens that are not `special` (Qwen 3's `<think>`), which
-    /// Hugging Face matches in text but does not skip. Sorted.
-    kept_on_skip: std::sync::Arc<[u32]>,
+    /// The tokens decoding leaves out when told to skip special tokens, where a file lists them
+    /// (a `tokenizer.json`'s added tokens marked `special`: not Qwen 3's `<think>`, which Hugging
+    /// Face matches in text but keeps; T5's unknown token, which it skips); sorted. None: the
+    /// special tokens.
+    skipped_on_decode: Option<std::sync::Arc<[u32]>>,
 }
 
 impl Tokenizer {
@@ -97,21 +98,21 @@ impl Tokenizer {
             cache_owner: piece_cache::next_owner_id(),
             inputs: ModelInputs::default(),
             sentencepiece_source: None,
-            kept_on_skip: std::sync::Arc::new([]),
+            skipped_on_decode: None,
         }
     }
 
-    /// This tokenizer, keeping the special tokens `ids` when decoding skips special tokens.
-    pub fn with_kept_on_skip(mut self, mut ids: Vec<u32>) -> Self {
+    /// This tokenizer, leaving out exactly `ids` when decoding skips special tokens.
+    pub fn with_skipped_on_decode(mut self, mut ids: Vec<u32>) -> Self {
         ids.sort_unstable();
         ids.dedup();
-        self.kept_on_skip = ids.into();
+        self.skipped_on_decode = Some(ids.into());
         self
     }
 
-    /// The special tokens decoding keeps when it skips special tokens.
-    pub fn kept_on_skip(&self) -> &[u32] {
-        &self.kept_on_skip
+    /// The tokens decoding leaves out when it skips special tokens, where a file listed them.
+    pub fn skip_list(&self) -> Option<&[u32]> {
+        self.skipped_on_decode.as_deref()
     }
 
     /// A token as its vocabulary spells it — what Hugging Face's `id_to_token` and
@@ -130,7 +131,10 @@ impl Tokenizer {
 
     /// Whether decoding that skips special tokens leaves `id` out.
     pub fn skipped_on_decode(&self, id: u32) -> bool {
-        self.vocab().is_special(id) && self.kept_on_skip.binary_search(&id).is_err()
+        match &self.skipped_on_decode {
+            Some(ids) => ids.binary_search(&id).is_ok(),
+            None => self.vocab().is_special(id),
+        }
     }
 
     /// This tokenizer, remembering that it was read from the SentencePiece model `file`.

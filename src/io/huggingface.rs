@@ -38,9 +38,9 @@ pub struct HfDocument {
     pub merges: Vec<(String, String)>,
     /// `added_tokens` as (content, id).
     pub added: Vec<(String, u32)>,
-    /// The added tokens that are not `special`: matched in text, kept by decoding that skips
-    /// special tokens.
-    pub not_special: Vec<u32>,
+    /// The added tokens marked `special`: what decoding that skips special tokens leaves out
+    /// (the others are matched in text all the same).
+    pub special: Vec<u32>,
     /// The `post_processor`, `truncation` and `padding` sections (`huggingface_inputs.rs`).
     pub inputs: ModelInputs,
     /// The `decoder` section (also in `sections`), for models that decode with it.
@@ -124,7 +124,7 @@ impl HfDocument {
             .map_err(|e| Error::Format { path: path.to_path_buf(), format: "JSON", reason: e.to_string() })?;
         let mut model = None;
         let mut added = Vec::new();
-        let mut not_special = Vec::new();
+        let mut special = Vec::new();
         for (key, value) in raw {
             match key {
                 "model" => {
@@ -136,7 +136,7 @@ impl HfDocument {
                     let tokens: Option<Vec<AddedToken>> =
                         serde_json::from_str(value.get()).map_err(|e| bad(format!("added_tokens: {e}")))?;
                     let tokens = tokens.unwrap_or_default();
-                    not_special = tokens.iter().filter(|t| !t.special).map(|t| t.id).collect();
+                    special = tokens.iter().filter(|t| t.special).map(|t| t.id).collect();
                     added = tokens.into_iter().map(|t| (t.content, t.id)).collect();
                 }
                 _ => {
@@ -183,7 +183,7 @@ impl HfDocument {
             scores,
             merges,
             added,
-            not_special,
+            special,
             inputs,
             decoder,
             sections: serde_json::Value::Object(top).to_string(),
@@ -212,9 +212,19 @@ impl HfDocument {
         parts.tokenizer(&|reason| self.error(reason), settings).map(|tok| self.finish(tok))
     }
 
-    /// What every reader adds last: the added tokens decoding keeps when it skips special ones.
+    /// The tokenizer decoding with this file's own decoder steps (none: the tokens' strings
+    /// joined), as `tokenizers` decodes.
+    fn with_own_decoder(&self, tok: Tokenizer) -> Result<Tokenizer> {
+        let chain = match &self.decoder {
+            Some(d) => serde_json::from_value(d.clone()).map_err(|e| self.error(format!("decoder: {e}")))?,
+            None => crate::pipeline::hf_decoder::HfDecoder::Sequence { decoders: Vec::new() },
+        };
+        tok.with_hf_decoder(chain).map_err(|e| self.error(e.to_string()))
+    }
+
+    /// What every reader adds last: which tokens decoding leaves out when it skips special ones.
     fn finish(&self, tok: Tokenizer) -> Tokenizer {
-        tok.with_kept_on_skip(self.not_special.clone())
+        tok.with_skipped_on_decode(self.special.clone())
     }
 
     /// A character-level BPE tokenizer from this file: the added tokens are special tokens (the
@@ -272,11 +282,7 @@ impl HfDocument {
         let bpe = Bpe::from_merges(vocab, merges, options).map_err(|e| self.error(e.to_string()))?;
         let normalizer = Normalizer::from_spec("none")?.with_sentencepiece(settings.normalizer);
         let mut tok = Tokenizer::new(normalizer, PreTokenizer::from_spec(&settings.pretokenizer)?, bpe);
-        let chain = match &self.decoder {
-            Some(d) => serde_json::from_value(d.clone()).map_err(|e| self.error(format!("decoder: {e}")))?,
-            None => crate::pipeline::hf_decoder::HfDecoder::Sequence { decoders: Vec::new() },
-        };
-        tok = tok.with_hf_decoder(chain).map_err(|e| self.error(e.to_string()))?;
+        tok = self.with_own_decoder(tok)?;
         self.inputs.check(tok.vocab()).map_err(|e| self.error(e.to_string()))?;
         tok.inputs = self.inputs.clone();
         Ok(self.finish(tok))
@@ -377,17 +383,17 @@ impl HfDocument {
         let mut specials: Vec<(u32, &str)> = special_at.into_iter().collect();
         specials.sort_unstable();
         for (id, text) in specials {
-            // The unknown piece stays the unknown piece, even when also listed as added.
-            if id as usize != unk {
-                vocab.push_special(text, Some(id)).map_err(|e| self.error(e.to_string()))?;
-            }
+            // The unknown piece stays the unknown piece; listed as added, it is matched in text
+            // and skipped as a special token too, as Hugging Face does.
+            vocab.push_special(text, Some(id)).map_err(|e| self.error(e.to_string()))?;
         }
         let mut scores = scores.clone();
         scores.resize(scores.len().max(vocab.n_vocab()), 0.0);
         let model =
             Unigram::new(vocab, scores, Vec::new(), settings.byte_fallback).map_err(|e| self.error(e.to_string()))?;
         let normalizer = Normalizer::from_spec("none")?.with_sentencepiece(settings.normalizer);
-        let mut tok = Tokenizer::new(normalizer, PreTokenizer::from_spec(&settings.pretokenizer)?, model);
+        let tok = Tokenizer::new(normalizer, PreTokenizer::from_spec(&settings.pretokenizer)?, model);
+        let mut tok = self.with_own_decoder(tok)?;
         settings.inputs.check(tok.vocab()).map_err(|e| self.error(e.to_string()))?;
         tok.inputs = settings.inputs;
         Ok(self.finish(tok))

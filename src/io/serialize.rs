@@ -54,9 +54,10 @@ struct File {
     /// Post-processor, truncation and padding, when set.
     #[serde(default, skip_serializing_if = "ModelInputs::is_empty")]
     model_inputs: ModelInputs,
-    /// Special tokens decoding keeps when it skips special tokens (`Tokenizer::kept_on_skip`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    kept_on_skip: Vec<u32>,
+    /// The tokens decoding leaves out when it skips special tokens, where the tokenizer came with
+    /// such a list (`Tokenizer::skip_list`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    skipped_on_decode: Option<Vec<u32>>,
     /// A `tokenizer.json`'s own decoder steps, when the tokenizer came with them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     hf_decoder: Option<crate::pipeline::hf_decoder::HfDecoder>,
@@ -82,7 +83,7 @@ pub fn to_json(tok: &Tokenizer) -> String {
         sentencepiece_normalizer: tok.normalizer().sentencepiece().filter(|sp| !sp.is_basic()).cloned(),
         model_inputs: tok.inputs.clone(),
         hf_decoder: tok.hf_decoder().cloned(),
-        kept_on_skip: tok.kept_on_skip().to_vec(),
+        skipped_on_decode: tok.skip_list().map(<[u32]>::to_vec),
         model,
     };
     serde_json::to_string(&file).expect("tokenizer serializes")
@@ -127,12 +128,12 @@ fn assemble(file: File) -> Result<Tokenizer> {
         normalizer = normalizer.with_sentencepiece(spec);
     }
     let mut tok = Tokenizer::new(normalizer, pretokenizer, model);
-    for &id in &file.kept_on_skip {
-        if !tok.vocab().is_special(id) {
-            return Err(Error::config(format!("kept_on_skip names id {id}, which is not a special token")));
+    if let Some(ids) = file.skipped_on_decode {
+        if let Some(&id) = ids.iter().find(|&&id| tok.vocab().token_bytes(id).is_err()) {
+            return Err(Error::config(format!("skipped_on_decode names id {id}, which no token holds")));
         }
+        tok = tok.with_skipped_on_decode(ids);
     }
-    tok = tok.with_kept_on_skip(file.kept_on_skip);
     if let Some(chain) = file.hf_decoder {
         tok = tok.with_hf_decoder(chain)?;
     }

@@ -73,11 +73,12 @@ pub(super) fn read_vocab(
         let bytes = BASE64.decode(b64).map_err(|e| Error::config(format!("token {id}: bad base64: {e}")))?;
         vocab.insert(id, &bytes)?;
     }
-    for (text, id) in others.specials {
-        vocab.push_special(text, Some(*id))?;
-    }
+    // Kinds first: a special token may be a control or unknown token too (`push_special`).
     for (text, id, kind) in others.kinded {
         vocab.push_kind(text, *id, TokenKind::parse(kind, text)?)?;
+    }
+    for (text, id) in others.specials {
+        vocab.push_special(text, Some(*id))?;
     }
     Ok(vocab)
 }

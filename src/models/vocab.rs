@@ -44,6 +44,9 @@ pub struct Vocab {
     specials: Vec<(String, u32)>,
     special_ids: FxHashMap<String, u32>,
     special_id_set: FxHashSet<u32>,
+    /// How many special ids are also control or unknown tokens (`push_special`), so that no id is
+    /// counted twice.
+    specials_on_kinds: usize,
     /// Tokens of the other kinds (control, unknown, byte, unused), by id and by spelling. They
     /// are not in `ids`: the model never produces them from text by their spelling, so a byte
     /// token spelled `<0x41>` and an ordinary `<0x41>` (or `A`) never collide.
@@ -383,6 +386,10 @@ impl Vocab {
 
     /// Adds a special token at the next free id, or at `id` if given. A special token given again
     /// keeps its id; a second string may share the id of an earlier special token (an alias).
+    /// At the id of a control or unknown token spelled the same, it makes that token special as
+    /// well — matched in text, left out by decoding that skips special tokens — while the model
+    /// still knows it by its kind (a `tokenizer.json` lists its unknown piece among its added
+    /// tokens).
     pub fn push_special(&mut self, text: &str, id: Option<u32>) -> Result<u32> {
         if let Some(&existing) = self.special_ids.get(text) {
             return match id {
@@ -396,7 +403,13 @@ impl Vocab {
             Some(id) => id,
             None => self.next_free_id(),
         };
-        if !self.special_id_set.contains(&id) {
+        let kind_spelled_so = matches!(self.kinds.get(&id), Some(TokenKind::Unknown | TokenKind::Control))
+            && self.token_bytes(id).is_ok_and(|b| b == text.as_bytes());
+        if kind_spelled_so {
+            if self.special_id_set.insert(id) {
+                self.specials_on_kinds += 1;
+            }
+        } else if !self.special_id_set.contains(&id) {
             self.place(id, text.as_bytes(), || format!("special token {text:?}"))?;
             self.special_id_set.insert(id);
         }
@@ -484,7 +497,7 @@ impl Vocab {
 
     /// Number of ids that hold a token.
     pub fn len(&self) -> usize {
-        self.ordinary_count + self.special_id_set.len() + self.kinds.len()
+        self.ordinary_count + self.special_id_set.len() - self.specials_on_kinds + self.kinds.len()
     }
 
     pub fn is_empty(&self) -> bool {

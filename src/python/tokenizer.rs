@@ -337,12 +337,6 @@ impl CoreTokenizer {
         self.inner.token_string(id).map_err(to_py)
     }
 
-    /// The special tokens decoding keeps when it skips special tokens.
-    #[getter]
-    fn kept_on_skip(&self) -> Vec<u32> {
-        self.inner.kept_on_skip().to_vec()
-    }
-
     /// Whether decoding with `skip_special_tokens` leaves `id` out (a special token, unless the
     /// file says decoding keeps it).
     fn skipped_on_decode(&self, id: u32) -> bool {

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
 from typing import Any
 
 from tokenmill import _core
@@ -210,13 +209,12 @@ def hf_normalizers(spec: str) -> list[dict[str, Any]]:
     return out
 
 
-def added_tokens(specials: dict[str, int], kept_on_skip: Sequence[int] = ()) -> list[dict[str, Any]]:
+def added_tokens(specials: dict[str, int], core: _core.CoreTokenizer | None = None) -> list[dict[str, Any]]:
     """Special tokens as `tokenizer.json` added tokens, by id (matched whole, never normalized);
-    those decoding keeps when it skips special tokens are not `special`."""
+    those `core` keeps when decoding skips special tokens are not `special`."""
     entry = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
-    kept = set(kept_on_skip)
     return [
-        {"id": i, "content": t, **entry, "special": i not in kept}
+        {"id": i, "content": t, **entry, "special": core is None or core.skipped_on_decode(i)}
         for t, i in sorted(specials.items(), key=lambda kv: kv[1])
     ]
 
@@ -263,7 +261,7 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
         "version": "1.0",
         "truncation": inputs["truncation"],
         "padding": inputs["padding"],
-        "added_tokens": added_tokens(specials, core.kept_on_skip),
+        "added_tokens": added_tokens(specials, core),
         "normalizer": {"type": "Sequence", "normalizers": normalizers} if normalizers else None,
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": pre},
         "post_processor": inputs["post_processor"],

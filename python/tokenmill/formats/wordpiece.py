@@ -119,7 +119,7 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
         "version": "1.0",
         "truncation": inputs["truncation"],
         "padding": inputs["padding"],
-        "added_tokens": hf.added_tokens(specials, core.kept_on_skip),
+        "added_tokens": hf.added_tokens(specials, core),
         "normalizer": _hf_normalizer(core.normalizer),
         "pre_tokenizer": {"type": "BertPreTokenizer"},
         "post_processor": inputs["post_processor"],
