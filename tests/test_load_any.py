@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import tokenmill
-from tests.vocab_files import vocabulary_path
+from vocab_files import vocabulary_path
 
 TEXT = "Hello world! Tokenizers split text into 123 pieces, naïvely.\n"
 
