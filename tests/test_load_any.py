@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from vocab_files import vocabulary_path
 
 import tokenmill
-from vocab_files import vocabulary_path
 
 TEXT = "Hello world! Tokenizers split text into 123 pieces, naïvely.\n"
 
