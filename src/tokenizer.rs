@@ -102,6 +102,27 @@ impl Tokenizer {
         }
     }
 
+    /// This tokenizer with the special tokens `strips` names (text, lstrip, rstrip) taking in the
+    /// whitespace before or after them, as Hugging Face's added tokens may.
+    pub fn with_special_strips(mut self, strips: &[(String, bool, bool)]) -> Result<Self> {
+        if strips.is_empty() {
+            return Ok(self);
+        }
+        let splitter = &self.splitter;
+        let specials = splitter.specials.clone().with_strips(strips)?;
+        self.splitter = std::sync::Arc::new(WordSplitter {
+            normalizer: splitter.normalizer.clone(),
+            pretokenizer: splitter.pretokenizer.clone(),
+            specials,
+        });
+        Ok(self)
+    }
+
+    /// The special tokens that take in whitespace: (text, lstrip, rstrip).
+    pub fn special_strips(&self) -> Vec<(String, bool, bool)> {
+        self.splitter.specials.strips()
+    }
+
     /// This tokenizer, leaving out exactly `ids` when decoding skips special tokens.
     pub fn with_skipped_on_decode(mut self, mut ids: Vec<u32>) -> Self {
         ids.sort_unstable();

@@ -305,3 +305,30 @@ def test_token_strings_are_the_vocabularys(loaded, multilingual_text: str) -> No
         assert tok.id_to_token(i) == spelled
         assert tok.token_to_id(spelled) == i
     assert tok.tokenize("Hello world") == hf.encode("Hello world", add_special_tokens=False).tokens
+
+
+def test_added_tokens_that_take_in_whitespace(tmp_path: Path, stdlib_text: str, multilingual_text: str) -> None:
+    """RoBERTa's `<mask>` takes in the spaces before it (`lstrip`); a token may take in those after
+    it (`rstrip`): ids and offsets as `tokenizers` gives them, kept by tokenmill's file and written
+    back to tokenizer.json."""
+    from tokenizers import AddedToken
+
+    hf = hf_trained("bytelevel", [stdlib_text[:100_000], multilingual_text])
+    hf.add_special_tokens([AddedToken("<mask>", lstrip=True), AddedToken("<sep>", rstrip=True)])
+    path = tmp_path / "roberta_like.json"
+    hf.save(str(path))
+    hf = HFTokenizer.from_file(str(path))
+    tok = tokenmill.Tokenizer.from_huggingface(path)
+    tok.save(tmp_path / "own.json")
+    tok.to_huggingface(tmp_path / "back.json")
+    texts = ["Hello <mask>!", "a  \t<mask><mask> b<sep>  \n c", "<mask> x <sep>", "x<sep>", "  <mask>  "]
+    for loaded in (
+        tok,
+        tokenmill.Tokenizer.load(tmp_path / "own.json"),
+        tokenmill.Tokenizer.from_huggingface(tmp_path / "back.json"),
+    ):
+        for text in texts:
+            theirs = hf.encode(text, add_special_tokens=False)
+            assert loaded.encode(text, allowed_special="all") == theirs.ids, text
+            ours = loaded.encode_for_model(text, add_special_tokens=False)
+            assert (ours.ids, ours.offsets) == (theirs.ids, theirs.offsets), text

@@ -41,6 +41,8 @@ pub struct HfDocument {
     /// The added tokens marked `special`: what decoding that skips special tokens leaves out
     /// (the others are matched in text all the same).
     pub special: Vec<u32>,
+    /// The added tokens that take in the whitespace around them: (content, lstrip, rstrip).
+    pub strips: Vec<(String, bool, bool)>,
     /// The `post_processor`, `truncation` and `padding` sections (`huggingface_inputs.rs`).
     pub inputs: ModelInputs,
     /// The `decoder` section (also in `sections`), for models that decode with it.
@@ -70,6 +72,11 @@ struct AddedToken {
     /// Whether decoding that skips special tokens leaves it out (files without the field: yes).
     #[serde(default = "yes")]
     special: bool,
+    /// Whether a match takes in the whitespace before / after it.
+    #[serde(default)]
+    lstrip: bool,
+    #[serde(default)]
+    rstrip: bool,
 }
 
 fn yes() -> bool {
@@ -125,6 +132,7 @@ impl HfDocument {
         let mut model = None;
         let mut added = Vec::new();
         let mut special = Vec::new();
+        let mut strips = Vec::new();
         for (key, value) in raw {
             match key {
                 "model" => {
@@ -137,6 +145,11 @@ impl HfDocument {
                         serde_json::from_str(value.get()).map_err(|e| bad(format!("added_tokens: {e}")))?;
                     let tokens = tokens.unwrap_or_default();
                     special = tokens.iter().filter(|t| t.special).map(|t| t.id).collect();
+                    strips = tokens
+                        .iter()
+                        .filter(|t| t.lstrip || t.rstrip)
+                        .map(|t| (t.content.clone(), t.lstrip, t.rstrip))
+                        .collect();
                     added = tokens.into_iter().map(|t| (t.content, t.id)).collect();
                 }
                 _ => {
@@ -184,6 +197,7 @@ impl HfDocument {
             merges,
             added,
             special,
+            strips,
             inputs,
             decoder,
             sections: serde_json::Value::Object(top).to_string(),
@@ -209,7 +223,7 @@ impl HfDocument {
     pub fn byte_level_bpe(&self, settings: ByteLevelSettings) -> Result<Tokenizer> {
         self.vocab_is_a_map("BPE")?;
         let parts = ByteLevelParts { vocab: &self.vocab, merges: &self.merges, added: &self.added };
-        parts.tokenizer(&|reason| self.error(reason), settings).map(|tok| self.finish(tok))
+        parts.tokenizer(&|reason| self.error(reason), settings).and_then(|tok| self.finish(tok))
     }
 
     /// The tokenizer decoding with this file's own decoder steps (none: the tokens' strings
@@ -223,8 +237,10 @@ impl HfDocument {
     }
 
     /// What every reader adds last: which tokens decoding leaves out when it skips special ones.
-    fn finish(&self, tok: Tokenizer) -> Tokenizer {
+    fn finish(&self, tok: Tokenizer) -> Result<Tokenizer> {
         tok.with_skipped_on_decode(self.special.clone())
+            .with_special_strips(&self.strips)
+            .map_err(|e| self.error(format!("added_tokens: {e}")))
     }
 
     /// A character-level BPE tokenizer from this file: the added tokens are special tokens (the
@@ -285,7 +301,7 @@ impl HfDocument {
         tok = self.with_own_decoder(tok)?;
         self.inputs.check(tok.vocab()).map_err(|e| self.error(e.to_string()))?;
         tok.inputs = self.inputs.clone();
-        Ok(self.finish(tok))
+        self.finish(tok)
     }
 
     /// A WordPiece tokenizer from this file: the model's vocabulary with the added tokens (an
@@ -301,7 +317,7 @@ impl HfDocument {
                 Error::Config(reason) => self.error(reason),
                 other => other,
             })
-            .map(|tok| self.finish(tok))
+            .and_then(|tok| self.finish(tok))
     }
 }
 
@@ -396,7 +412,7 @@ impl HfDocument {
         let mut tok = self.with_own_decoder(tok)?;
         settings.inputs.check(tok.vocab()).map_err(|e| self.error(e.to_string()))?;
         tok.inputs = settings.inputs;
-        Ok(self.finish(tok))
+        self.finish(tok)
     }
 }
 

@@ -54,6 +54,9 @@ struct File {
     /// Post-processor, truncation and padding, when set.
     #[serde(default, skip_serializing_if = "ModelInputs::is_empty")]
     model_inputs: ModelInputs,
+    /// Special tokens that take in the whitespace around them: (text, lstrip, rstrip).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    special_strips: Vec<(String, bool, bool)>,
     /// The tokens decoding leaves out when it skips special tokens, where the tokenizer came with
     /// such a list (`Tokenizer::skip_list`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -84,6 +87,7 @@ pub fn to_json(tok: &Tokenizer) -> String {
         model_inputs: tok.inputs.clone(),
         hf_decoder: tok.hf_decoder().cloned(),
         skipped_on_decode: tok.skip_list().map(<[u32]>::to_vec),
+        special_strips: tok.special_strips(),
         model,
     };
     serde_json::to_string(&file).expect("tokenizer serializes")
@@ -128,6 +132,7 @@ fn assemble(file: File) -> Result<Tokenizer> {
         normalizer = normalizer.with_sentencepiece(spec);
     }
     let mut tok = Tokenizer::new(normalizer, pretokenizer, model);
+    tok = tok.with_special_strips(&file.special_strips)?;
     if let Some(ids) = file.skipped_on_decode {
         if let Some(&id) = ids.iter().find(|&&id| tok.vocab().token_bytes(id).is_err()) {
             return Err(Error::config(format!("skipped_on_decode names id {id}, which no token holds")));

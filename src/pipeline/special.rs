@@ -13,6 +13,9 @@ pub enum Segment<'t> {
 #[derive(Debug, Clone)]
 pub struct SpecialTokens {
     tokens: Vec<(String, u32)>,
+    /// For each token, whether a match takes in the whitespace before it (`lstrip`) and after it
+    /// (`rstrip`), as Hugging Face's added tokens may (RoBERTa's `<mask>`).
+    strips: Vec<(bool, bool)>,
     matcher: Option<AhoCorasick>,
 }
 
@@ -29,7 +32,36 @@ impl SpecialTokens {
                     .expect("special-token automaton builds"),
             )
         };
-        SpecialTokens { tokens, matcher }
+        let strips = vec![(false, false); tokens.len()];
+        SpecialTokens { tokens, strips, matcher }
+    }
+
+    /// These tokens, the ones `strips` names (text, lstrip, rstrip) taking in the whitespace
+    /// around them. A name that is not a special token is an error.
+    pub fn with_strips(mut self, strips: &[(String, bool, bool)]) -> crate::error::Result<Self> {
+        for (text, l, r) in strips {
+            let mut found = false;
+            for (k, (t, _)) in self.tokens.iter().enumerate() {
+                if t == text {
+                    self.strips[k] = (*l, *r);
+                    found = true;
+                }
+            }
+            if !found {
+                return Err(crate::error::Error::config(format!("{text:?} is not a special token")));
+            }
+        }
+        Ok(self)
+    }
+
+    /// The tokens that take in whitespace: (text, lstrip, rstrip).
+    pub fn strips(&self) -> Vec<(String, bool, bool)> {
+        self.tokens
+            .iter()
+            .zip(&self.strips)
+            .filter(|(_, s)| s.0 || s.1)
+            .map(|((t, _), &(l, r))| (t.clone(), l, r))
+            .collect()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -53,15 +85,28 @@ impl SpecialTokens {
         };
         let mut last = 0;
         for m in matcher.find_iter(text) {
+            if m.start() < last {
+                continue; // inside the whitespace an earlier token took in
+            }
             let (token, id) = &self.tokens[m.pattern().as_usize()];
             if !recognise(token)? {
                 continue;
             }
-            if m.start() > last {
-                f(Segment::Text(&text[last..m.start()]))?;
+            let (lstrip, rstrip) = self.strips[m.pattern().as_usize()];
+            let mut start = m.start();
+            if lstrip {
+                let before = text[last..start].trim_end_matches(char::is_whitespace);
+                start = last + before.len();
             }
-            f(Segment::Special { text: &text[m.start()..m.end()], id: *id })?;
-            last = m.end();
+            let mut end = m.end();
+            if rstrip {
+                end = text.len() - text[end..].trim_start_matches(char::is_whitespace).len();
+            }
+            if start > last {
+                f(Segment::Text(&text[last..start]))?;
+            }
+            f(Segment::Special { text: &text[start..end], id: *id })?;
+            last = end;
         }
         if last < text.len() {
             f(Segment::Text(&text[last..]))?;
@@ -73,6 +118,34 @@ impl SpecialTokens {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stripping_tokens_take_in_the_whitespace_around_them() {
+        let s = SpecialTokens::new(&[("<mask>".into(), 5), ("<r>".into(), 6)])
+            .with_strips(&[("<mask>".into(), true, false), ("<r>".into(), false, true)])
+            .unwrap();
+        let mut out = Vec::new();
+        s.for_each_segment::<()>(
+            "a  <mask> b<r> \n c",
+            |_| Ok(true),
+            |seg| {
+                out.push(seg);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            [
+                Segment::Text("a"),
+                Segment::Special { text: "  <mask>", id: 5 },
+                Segment::Text(" b"),
+                Segment::Special { text: "<r> \n ", id: 6 },
+                Segment::Text("c"),
+            ]
+        );
+        assert!(SpecialTokens::new(&[]).with_strips(&[("<x>".into(), true, true)]).is_err());
+    }
 
     #[test]
     fn segments_split_around_specials() {

@@ -332,6 +332,11 @@ impl CoreTokenizer {
         self.inner.vocab().is_special(id)
     }
 
+    /// The special tokens that take in the whitespace around them: (text, lstrip, rstrip).
+    fn special_strips(&self) -> Vec<(String, bool, bool)> {
+        self.inner.special_strips()
+    }
+
     /// A token as its vocabulary spells it (`Ġworld` in a byte-level vocabulary).
     fn token_string(&self, id: u32) -> PyResult<String> {
         self.inner.token_string(id).map_err(to_py)

@@ -211,10 +211,19 @@ def hf_normalizers(spec: str) -> list[dict[str, Any]]:
 
 def added_tokens(specials: dict[str, int], core: _core.CoreTokenizer | None = None) -> list[dict[str, Any]]:
     """Special tokens as `tokenizer.json` added tokens, by id (matched whole, never normalized);
-    those `core` keeps when decoding skips special tokens are not `special`."""
-    entry = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
+    those `core` keeps when decoding skips special tokens are not `special`, and those it lets take
+    in the whitespace around them say so (`lstrip`, `rstrip`)."""
+    strips = {} if core is None else {t: (left, right) for t, left, right in core.special_strips()}
     return [
-        {"id": i, "content": t, **entry, "special": core is None or core.skipped_on_decode(i)}
+        {
+            "id": i,
+            "content": t,
+            "single_word": False,
+            "lstrip": strips.get(t, (False, False))[0],
+            "rstrip": strips.get(t, (False, False))[1],
+            "normalized": False,
+            "special": core is None or core.skipped_on_decode(i),
+        }
         for t, i in sorted(specials.items(), key=lambda kv: kv[1])
     ]
 
