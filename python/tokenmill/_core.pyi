@@ -132,7 +132,14 @@ class TokenizerJson:
         pretokenizer: str,
     ) -> CoreTokenizer: ...
     def char_bpe(
-        self, *, byte_fallback: bool, fuse_unk: bool, whole_piece_first: bool, metaspace_prefix: str, pretokenizer: str
+        self,
+        *,
+        unk_token: str | None,
+        byte_fallback: bool,
+        fuse_unk: bool,
+        whole_piece_first: bool,
+        metaspace_prefix: str,
+        pretokenizer: str,
     ) -> CoreTokenizer: ...
     def wordpiece(
         self,

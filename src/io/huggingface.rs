@@ -248,36 +248,9 @@ impl HfDocument {
     /// bytes, the others their text; merges by rank; the file's own decoder steps.
     pub fn char_bpe(&self, settings: CharBpeSettings) -> Result<Tokenizer> {
         self.vocab_is_a_map("BPE")?;
-        let model: serde_json::Value = serde_json::from_str(&self.sections).map_err(|e| self.error(e.to_string()))?;
-        let unk_token = model["model"]["unk_token"].as_str().map(str::to_string);
-        let mut vocab = Vocab::default();
-        vocab.reserve(self.vocab.len());
-        let added: FxHashMap<u32, &str> = self.added.iter().map(|(t, id)| (*id, t.as_str())).collect();
-        let mut id_of: FxHashMap<&str, u32> = FxHashMap::default();
-        id_of.reserve(self.vocab.len());
-        for (text, id) in &self.vocab {
-            id_of.insert(text, *id);
-            let made = if let Some(&spelled) = added.get(id) {
-                if spelled != text {
-                    return Err(
-                        self.error(format!("added token {spelled:?} has id {id}, which is {text:?} in the model"))
-                    );
-                }
-                continue;
-            } else if let Some(b) = byte_piece(text).filter(|_| settings.byte_fallback) {
-                vocab.push_kind(text, *id, TokenKind::Byte(b))
-            } else if Some(text) == unk_token.as_ref() {
-                vocab.push_kind(text, *id, TokenKind::Unknown)
-            } else {
-                vocab.insert(*id, text.as_bytes())
-            };
-            made.map_err(|e| self.error(e.to_string()))?;
-        }
-        let mut specials: Vec<(u32, &str)> = added.into_iter().collect();
-        specials.sort_unstable();
-        for (id, text) in specials {
-            vocab.push_special(text, Some(id)).map_err(|e| self.error(e.to_string()))?;
-        }
+        let unk_token = settings.unk_token.clone();
+        let vocab = self.piece_vocab(|_, text| Some(text) == unk_token.as_deref(), settings.byte_fallback)?;
+        let id_of: FxHashMap<&str, u32> = self.vocab.iter().map(|(t, id)| (t.as_str(), *id)).collect();
         let merges = self
             .merges
             .iter()
@@ -290,7 +263,7 @@ impl HfDocument {
         let options = BpeOptions {
             byte_level: false,
             end_of_word_suffix: None,
-            unk_token,
+            unk_token: settings.unk_token,
             whole_piece_first: settings.whole_piece_first,
             byte_fallback: settings.byte_fallback,
             fuse_unk: settings.fuse_unk,
@@ -324,6 +297,8 @@ impl HfDocument {
 /// What a character-level BPE file's components say (SentencePiece BPE as transformers
 /// converts it: Llama 2, Mistral), as the caller read them.
 pub struct CharBpeSettings {
+    /// The model's `unk_token`, if it names one.
+    pub unk_token: Option<String>,
     pub byte_fallback: bool,
     pub fuse_unk: bool,
     /// A piece that is a token stays whole (`ignore_merges`).
@@ -371,38 +346,7 @@ impl HfDocument {
         if unk >= self.vocab.len() {
             return Err(self.error(format!("Unigram models without an unknown piece (unk_id {unk}) are not supported")));
         }
-        let mut special_at: FxHashMap<u32, &str> = FxHashMap::default();
-        for (text, id) in &self.added {
-            if let Some((piece, _)) = self.vocab.get(*id as usize) {
-                if piece != text {
-                    return Err(
-                        self.error(format!("added token {text:?} has id {id}, which is {piece:?} in the model"))
-                    );
-                }
-            }
-            special_at.insert(*id, text);
-        }
-        let mut vocab = Vocab::default();
-        vocab.reserve(self.vocab.len());
-        for (text, id) in &self.vocab {
-            let made = if *id as usize == unk {
-                vocab.push_kind(text, *id, TokenKind::Unknown)
-            } else if special_at.contains_key(id) {
-                continue;
-            } else if let Some(b) = byte_piece(text).filter(|_| settings.byte_fallback) {
-                vocab.push_kind(text, *id, TokenKind::Byte(b))
-            } else {
-                vocab.insert(*id, text.as_bytes())
-            };
-            made.map_err(|e| self.error(e.to_string()))?;
-        }
-        let mut specials: Vec<(u32, &str)> = special_at.into_iter().collect();
-        specials.sort_unstable();
-        for (id, text) in specials {
-            // The unknown piece stays the unknown piece; listed as added, it is matched in text
-            // and skipped as a special token too, as Hugging Face does.
-            vocab.push_special(text, Some(id)).map_err(|e| self.error(e.to_string()))?;
-        }
+        let vocab = self.piece_vocab(|id, _| id as usize == unk, settings.byte_fallback)?;
         let mut scores = scores.clone();
         scores.resize(scores.len().max(vocab.n_vocab()), 0.0);
         let model =
@@ -413,6 +357,46 @@ impl HfDocument {
         settings.inputs.check(tok.vocab()).map_err(|e| self.error(e.to_string()))?;
         tok.inputs = settings.inputs;
         self.finish(tok)
+    }
+}
+
+impl HfDocument {
+    /// The vocabulary of a SentencePiece-style model (Unigram, character-level BPE): an added
+    /// token at a piece's id must spell that piece and becomes a special token; the unknown piece
+    /// (`is_unk`) stays the unknown token — listed as added, it is matched in text and skipped as
+    /// a special token too, as Hugging Face does —; with byte fallback each `<0xNN>` piece is a
+    /// byte token; the other pieces are their text.
+    fn piece_vocab(&self, is_unk: impl Fn(u32, &str) -> bool, byte_fallback: bool) -> Result<Vocab> {
+        let added: FxHashMap<u32, &str> = self.added.iter().map(|(t, id)| (*id, t.as_str())).collect();
+        let mut vocab = Vocab::default();
+        vocab.reserve(self.vocab.len());
+        for (text, id) in &self.vocab {
+            let unknown = is_unk(*id, text);
+            if let Some(&spelled) = added.get(id) {
+                if spelled != text {
+                    return Err(
+                        self.error(format!("added token {spelled:?} has id {id}, which is {text:?} in the model"))
+                    );
+                }
+                if !unknown {
+                    continue;
+                }
+            }
+            let made = if unknown {
+                vocab.push_kind(text, *id, TokenKind::Unknown)
+            } else if let Some(b) = byte_piece(text).filter(|_| byte_fallback) {
+                vocab.push_kind(text, *id, TokenKind::Byte(b))
+            } else {
+                vocab.insert(*id, text.as_bytes())
+            };
+            made.map_err(|e| self.error(e.to_string()))?;
+        }
+        let mut specials: Vec<(u32, &str)> = added.into_iter().collect();
+        specials.sort_unstable();
+        for (id, text) in specials {
+            vocab.push_special(text, Some(id)).map_err(|e| self.error(e.to_string()))?;
+        }
+        Ok(vocab)
     }
 }
 

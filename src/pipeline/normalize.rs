@@ -194,8 +194,8 @@ impl Normalizer {
                     s
                 }
                 Step::StripMarks => {
-                    let decomposed = crate::util::bert_tables::decompose(&out);
-                    decomposed.chars().filter(|&c| !crate::util::bert_tables::MARKS.contains(c)).collect()
+                    let marks = crate::util::bert_tables::marks();
+                    crate::util::bert_tables::decompose(&out).chars().filter(|&c| !marks.contains(c)).collect()
                 }
                 Step::LowercaseChars => out.chars().flat_map(char::to_lowercase).collect(),
             });

@@ -119,14 +119,10 @@ impl SpecialTokens {
 mod tests {
     use super::*;
 
-    #[test]
-    fn stripping_tokens_take_in_the_whitespace_around_them() {
-        let s = SpecialTokens::new(&[("<mask>".into(), 5), ("<r>".into(), 6)])
-            .with_strips(&[("<mask>".into(), true, false), ("<r>".into(), false, true)])
-            .unwrap();
+    fn segments<'t>(s: &SpecialTokens, text: &'t str) -> Vec<Segment<'t>> {
         let mut out = Vec::new();
         s.for_each_segment::<()>(
-            "a  <mask> b<r> \n c",
+            text,
             |_| Ok(true),
             |seg| {
                 out.push(seg);
@@ -134,8 +130,16 @@ mod tests {
             },
         )
         .unwrap();
+        out
+    }
+
+    #[test]
+    fn stripping_tokens_take_in_the_whitespace_around_them() {
+        let s = SpecialTokens::new(&[("<mask>".into(), 5), ("<r>".into(), 6)])
+            .with_strips(&[("<mask>".into(), true, false), ("<r>".into(), false, true)])
+            .unwrap();
         assert_eq!(
-            out,
+            segments(&s, "a  <mask> b<r> \n c"),
             [
                 Segment::Text("a"),
                 Segment::Special { text: "  <mask>", id: 5 },
@@ -150,18 +154,8 @@ mod tests {
     #[test]
     fn segments_split_around_specials() {
         let s = SpecialTokens::new(&[("<|a|>".into(), 7), ("<|ab|>".into(), 8)]);
-        let mut out = Vec::new();
-        s.for_each_segment::<()>(
-            "x<|a|>y<|ab|>",
-            |_| Ok(true),
-            |seg| {
-                out.push(seg);
-                Ok(())
-            },
-        )
-        .unwrap();
         assert_eq!(
-            out,
+            segments(&s, "x<|a|>y<|ab|>"),
             [
                 Segment::Text("x"),
                 Segment::Special { text: "<|a|>", id: 7 },

@@ -105,11 +105,12 @@ impl PyTokenizerJson {
     /// converts it), given its whitespace steps: the `▁` prefix (`prepend` for a `Prepend("▁")`
     /// normalizer, or a `Metaspace` scheme: `always`, `first`, `never`) and whether a `Metaspace`
     /// splits.
-    #[pyo3(signature = (*, byte_fallback, fuse_unk, whole_piece_first, metaspace_prefix, pretokenizer))]
+    #[pyo3(signature = (*, unk_token, byte_fallback, fuse_unk, whole_piece_first, metaspace_prefix, pretokenizer))]
     #[allow(clippy::too_many_arguments)]
     fn char_bpe(
         &self,
         py: Python<'_>,
+        unk_token: Option<String>,
         byte_fallback: bool,
         fuse_unk: bool,
         whole_piece_first: bool,
@@ -138,7 +139,8 @@ impl PyTokenizerJson {
             precompiled_charsmap: None,
             metaspace_prefix,
         };
-        let settings = CharBpeSettings { byte_fallback, fuse_unk, whole_piece_first, normalizer, pretokenizer };
+        let settings =
+            CharBpeSettings { unk_token, byte_fallback, fuse_unk, whole_piece_first, normalizer, pretokenizer };
         py.detach(|| self.inner.char_bpe(settings)).map(CoreTokenizer::new).map_err(to_py)
     }
 

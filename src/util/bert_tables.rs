@@ -4,29 +4,35 @@
 //! since), and every difference changes ids on some text. `tests/test_wordpiece.py` checks both
 //! against `tokenizers` on every code point.
 
-/// A set of code points as sorted, disjoint, inclusive ranges.
-pub struct RangeSet(&'static [(u32, u32)]);
+use crate::util::charset::CharSet;
+use std::sync::OnceLock;
 
-impl RangeSet {
-    pub fn contains(&self, c: char) -> bool {
-        let c = c as u32;
-        self.0
-            .binary_search_by(|&(lo, hi)| {
-                if hi < c {
-                    std::cmp::Ordering::Less
-                } else if lo > c {
-                    std::cmp::Ordering::Greater
-                } else {
-                    std::cmp::Ordering::Equal
-                }
-            })
-            .is_ok()
-    }
+/// A table below as a `CharSet` (ASCII from a bitmap, the rest by binary search), built once.
+fn set(cell: &'static OnceLock<CharSet>, ranges: &[(u32, u32)]) -> &'static CharSet {
+    cell.get_or_init(|| CharSet::from_ranges(ranges))
+}
+
+/// The marks accent stripping removes (see `MARKS`).
+pub fn marks() -> &'static CharSet {
+    static SET: OnceLock<CharSet> = OnceLock::new();
+    set(&SET, MARKS)
+}
+
+/// The characters the pre-tokenizer splits off (see `PUNCTUATION`).
+pub fn punctuation() -> &'static CharSet {
+    static SET: OnceLock<CharSet> = OnceLock::new();
+    set(&SET, PUNCTUATION)
+}
+
+/// The characters decomposition leaves whole (see `UNDECOMPOSED`).
+pub fn undecomposed() -> &'static CharSet {
+    static SET: OnceLock<CharSet> = OnceLock::new();
+    set(&SET, UNDECOMPOSED)
 }
 
 /// The marks accent stripping removes after decomposition (its separate `StripAccents`
 /// normalizer has yet another table).
-pub static MARKS: RangeSet = RangeSet(&[
+pub static MARKS: &[(u32, u32)] = &[
     (0x0300, 0x033F),
     (0x0342, 0x0342),
     (0x0345, 0x036F),
@@ -306,11 +312,11 @@ pub static MARKS: RangeSet = RangeSet(&[
     (0x1DAA1, 0x1DAAF),
     (0x1E8D0, 0x1E8D6),
     (0xE0100, 0xE01EF),
-]);
+];
 
 /// The characters the pre-tokenizer splits off as words of their own (ASCII symbols such as `$`
 /// included).
-pub static PUNCTUATION: RangeSet = RangeSet(&[
+pub static PUNCTUATION: &[(u32, u32)] = &[
     (0x0021, 0x002F),
     (0x003A, 0x0040),
     (0x005B, 0x0060),
@@ -467,11 +473,11 @@ pub static PUNCTUATION: RangeSet = RangeSet(&[
     (0x16B44, 0x16B44),
     (0x1BC9F, 0x1BC9F),
     (0x1DA87, 0x1DA8B),
-]);
+];
 
 /// Characters whose canonical decomposition is newer than BERT's tables (Unicode 13 and later):
 /// its decomposition leaves them whole.
-pub static UNDECOMPOSED: RangeSet = RangeSet(&[
+pub static UNDECOMPOSED: &[(u32, u32)] = &[
     (0x105C9, 0x105C9),
     (0x105E4, 0x105E4),
     (0x11383, 0x11383),
@@ -483,7 +489,7 @@ pub static UNDECOMPOSED: RangeSet = RangeSet(&[
     (0x11938, 0x11938),
     (0x16121, 0x16128),
     (0x16D68, 0x16D6A),
-]);
+];
 
 /// `text` in canonical decomposition as BERT's accent stripping decomposes it (NFD, but the
 /// `UNDECOMPOSED` characters whole; they are starters, so nothing reorders across them).
@@ -491,7 +497,7 @@ pub fn decompose(text: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
     let mut out = String::with_capacity(text.len() + text.len() / 4);
     let mut rest = text;
-    while let Some((i, c)) = rest.char_indices().find(|&(_, c)| c as u32 >= 0x105C9 && UNDECOMPOSED.contains(c)) {
+    while let Some((i, c)) = rest.char_indices().find(|&(_, c)| c as u32 >= 0x105C9 && undecomposed().contains(c)) {
         out.extend(rest[..i].nfd());
         out.push(c);
         rest = &rest[i + c.len_utf8()..];
@@ -506,12 +512,12 @@ mod tests {
 
     #[test]
     fn tables_answer_like_bert() {
-        assert!(MARKS.contains('\u{301}') && !MARKS.contains('e') && !MARKS.contains('\u{8D4}'));
-        assert!(PUNCTUATION.contains('!') && PUNCTUATION.contains('$') && PUNCTUATION.contains('。'));
-        assert!(!PUNCTUATION.contains('a') && !PUNCTUATION.contains(' ') && !PUNCTUATION.contains('\u{61D}'));
+        assert!(marks().contains('\u{301}') && !marks().contains('e') && !marks().contains('\u{8D4}'));
+        assert!(punctuation().contains('!') && punctuation().contains('$') && punctuation().contains('。'));
+        assert!(!punctuation().contains('a') && !punctuation().contains(' ') && !punctuation().contains('\u{61D}'));
         assert_eq!(decompose("e\u{301}\u{11938}\u{e9}"), "e\u{301}\u{11938}e\u{301}");
-        for table in [&MARKS, &PUNCTUATION, &UNDECOMPOSED] {
-            assert!(table.0.windows(2).all(|w| w[0].1 < w[1].0) && table.0.iter().all(|r| r.0 <= r.1));
+        for table in [MARKS, PUNCTUATION, UNDECOMPOSED] {
+            assert!(table.windows(2).all(|w| w[0].1 < w[1].0) && table.iter().all(|r| r.0 <= r.1));
         }
     }
 }

@@ -18,13 +18,18 @@ impl CharSet {
             panic!("{class} is not a Unicode character class");
         };
         let ranges: Vec<(u32, u32)> = set.ranges().iter().map(|r| (r.start() as u32, r.end() as u32)).collect();
+        CharSet::from_ranges(&ranges)
+    }
+
+    /// The characters of sorted, disjoint, inclusive code-point ranges (a table of our own).
+    pub fn from_ranges(ranges: &[(u32, u32)]) -> CharSet {
         let mut ascii = 0u128;
         for b in 0..128u32 {
             if ranges.iter().any(|&(lo, hi)| lo <= b && b <= hi) {
                 ascii |= 1 << b;
             }
         }
-        CharSet { ascii, ranges }
+        CharSet { ascii, ranges: ranges.to_vec() }
     }
 
     #[inline]

@@ -82,7 +82,9 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
     for key in ("continuing_subword_prefix", "end_of_word_suffix", "dropout"):
         if model.get(key):
             raise _core.FormatError(f"{where}: BPE option {key}={model[key]!r} is not supported")
+    unk_token = model.get("unk_token")
     return document.char_bpe(
+        unk_token=unk_token if isinstance(unk_token, str) else None,
         byte_fallback=bool(model.get("byte_fallback", False)),
         fuse_unk=bool(model.get("fuse_unk", False)),
         whole_piece_first=bool(model.get("ignore_merges", False)),

@@ -327,7 +327,7 @@ impl PreTokenizer {
                 Ok(())
             }
             PreTokenizer::Bert => {
-                let punctuation = &crate::util::bert_tables::PUNCTUATION;
+                let punctuation = crate::util::bert_tables::punctuation();
                 let mut start = None;
                 for (i, c) in text.char_indices() {
                     let (space, punct) = (c.is_whitespace(), punctuation.contains(c));
