@@ -149,6 +149,7 @@ class TokenizerJson:
         max_input_chars_per_word: int,
         cleanup: bool,
         normalizer: str,
+        pretokenizer: str,
     ) -> CoreTokenizer: ...
 
 class CoreTokenizer:

@@ -22,6 +22,8 @@ TEKKEN = PRESET_PATTERNS["tekken"]
 
 # Splits applied in turn (each to the pieces of the one before): this prefix and a JSON list.
 CHAIN_PREFIX = "chain:"
+# Hugging Face's splitting pre-tokenizers as tokenizer.json spells them: this prefix and the JSON.
+HF_PREFIX = "hf:"
 
 # Oniguruma (Hugging Face's regex engine) reads `{1,3}+` as "one or more runs of 1-3", not as a
 # possessive quantifier; nothing follows it in its alternative, so the plain form is equivalent.

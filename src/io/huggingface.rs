@@ -231,7 +231,7 @@ impl HfDocument {
     fn with_own_decoder(&self, tok: Tokenizer) -> Result<Tokenizer> {
         let chain = match &self.decoder {
             Some(d) => serde_json::from_value(d.clone()).map_err(|e| self.error(format!("decoder: {e}")))?,
-            None => crate::pipeline::hf_decoder::HfDecoder::Sequence { decoders: Vec::new() },
+            None => crate::pipeline::hf_decoder::HfDecoder::JoinedWithSpaces,
         };
         tok.with_hf_decoder(chain).map_err(|e| self.error(e.to_string()))
     }

@@ -55,10 +55,12 @@ pub struct WordPieceSettings<'a> {
     pub cleanup: bool,
     /// A normalizer spec (BERT's steps: `clean_text`, `cjk_spaces`, `strip_marks`, ...).
     pub normalizer: &'a str,
+    /// A pre-tokenizer spec: `bert` for BERT's, `hf:…` for other Hugging Face splitting steps.
+    pub pretokenizer: &'a str,
     pub inputs: ModelInputs,
 }
 
-/// A WordPiece tokenizer with BERT's pre-tokenizer: `tokens` (text, id) are the vocabulary, the
+/// A WordPiece tokenizer (BERT's pre-tokenizer unless the settings name another): `tokens` (text, id) are the vocabulary, the
 /// ones named in `specials` (when present) are special tokens, matched whole in text.
 pub fn build(tokens: &[(String, u32)], specials: &[String], settings: WordPieceSettings) -> Result<Tokenizer> {
     if !tokens.iter().any(|(t, _)| t == settings.unk_token) {
@@ -87,7 +89,7 @@ pub fn build(tokens: &[(String, u32)], specials: &[String], settings: WordPieceS
         settings.cleanup,
     )?;
     let normalizer = Normalizer::from_spec(settings.normalizer)?;
-    let mut tok = Tokenizer::new(normalizer, PreTokenizer::from_spec("bert")?, model);
+    let mut tok = Tokenizer::new(normalizer, PreTokenizer::from_spec(settings.pretokenizer)?, model);
     settings.inputs.check(tok.vocab())?;
     tok.inputs = settings.inputs;
     Ok(tok)
@@ -153,6 +155,7 @@ mod tests {
             unk_token: "[UNK]",
             prefix: "##",
             max_input_chars_per_word: 100,
+            pretokenizer: "bert",
             cleanup: true,
             normalizer: "none",
             inputs,

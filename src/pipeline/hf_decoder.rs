@@ -76,6 +76,9 @@ pub enum HfDecoder {
         #[serde(default = "yes")]
         cleanup: bool,
     },
+    /// What `tokenizers` does for a file without a decoder: the token strings joined with
+    /// spaces (tokenmill's own name; such a file is written back with no decoder).
+    JoinedWithSpaces,
     Sequence {
         decoders: Vec<HfDecoder>,
     },
@@ -148,6 +151,7 @@ impl HfDecoder {
             HfDecoder::WordPiece { .. } => "WordPiece",
             HfDecoder::Bpe { .. } => "BPEDecoder",
             HfDecoder::Ctc { .. } => "CTC",
+            HfDecoder::JoinedWithSpaces => "JoinedWithSpaces",
             HfDecoder::Sequence { .. } => "Sequence",
         }
     }
@@ -236,6 +240,13 @@ impl HfDecoder {
                             text = clean_up(&text).replace(word_delimiter_token.as_str(), " ");
                         }
                         p.text = text;
+                    }
+                }
+                HfDecoder::JoinedWithSpaces => {
+                    for (i, p) in pieces.iter_mut().enumerate() {
+                        if i > 0 || follows {
+                            p.text.insert(0, ' ');
+                        }
                     }
                 }
                 HfDecoder::Sequence { .. } => unreachable!("steps() flattens sequences"),

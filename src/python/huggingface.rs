@@ -41,7 +41,7 @@ impl PyTokenizerJson {
     }
 
     /// The WordPiece tokenizer this file describes, given what its components say.
-    #[pyo3(signature = (*, unk_token, prefix, max_input_chars_per_word, cleanup, normalizer))]
+    #[pyo3(signature = (*, unk_token, prefix, max_input_chars_per_word, cleanup, normalizer, pretokenizer))]
     #[allow(clippy::too_many_arguments)]
     fn wordpiece(
         &self,
@@ -51,9 +51,18 @@ impl PyTokenizerJson {
         max_input_chars_per_word: usize,
         cleanup: bool,
         normalizer: &str,
+        pretokenizer: &str,
     ) -> PyResult<CoreTokenizer> {
         let inputs = self.inner.inputs.clone();
-        let settings = WordPieceSettings { unk_token, prefix, max_input_chars_per_word, cleanup, normalizer, inputs };
+        let settings = WordPieceSettings {
+            unk_token,
+            prefix,
+            max_input_chars_per_word,
+            cleanup,
+            normalizer,
+            pretokenizer,
+            inputs,
+        };
         py.detach(|| self.inner.wordpiece(settings)).map(CoreTokenizer::new).map_err(to_py)
     }
 
@@ -103,8 +112,8 @@ impl PyTokenizerJson {
 
     /// The character-level BPE tokenizer this file describes (SentencePiece BPE as transformers
     /// converts it), given its whitespace steps: the `▁` prefix (`prepend` for a `Prepend("▁")`
-    /// normalizer, or a `Metaspace` scheme: `always`, `first`, `never`) and whether a `Metaspace`
-    /// splits.
+    /// normalizer, or a `Metaspace` scheme: `always`, `first`, `never`; `off` when spaces stay
+    /// spaces) and the pre-tokenizer (`metaspace`, `none`, or Hugging Face's splitting steps).
     #[pyo3(signature = (*, unk_token, byte_fallback, fuse_unk, whole_piece_first, metaspace_prefix, pretokenizer))]
     #[allow(clippy::too_many_arguments)]
     fn char_bpe(
@@ -118,14 +127,15 @@ impl PyTokenizerJson {
         pretokenizer: String,
     ) -> PyResult<CoreTokenizer> {
         use crate::pipeline::normalize_sentencepiece::MetaspacePrefix;
+        let metaspace_prefix_name = metaspace_prefix;
         let metaspace_prefix = match metaspace_prefix {
             "always" => MetaspacePrefix::Always,
             "first" => MetaspacePrefix::First,
             "prepend" => MetaspacePrefix::Prepend,
-            "never" | "none" => MetaspacePrefix::None,
+            "never" | "none" | "off" => MetaspacePrefix::None,
             other => {
                 return Err(to_py(crate::error::Error::config(format!(
-                    "metaspace_prefix must be always, first, prepend or never, got {other:?}"
+                    "metaspace_prefix must be always, first, prepend, never or off, got {other:?}"
                 ))))
             }
         };
@@ -134,7 +144,8 @@ impl PyTokenizerJson {
             keep: Vec::new(),
             add_dummy_prefix: false,
             remove_extra_whitespaces: false,
-            escape_whitespaces: true,
+            // `off`: the file has no whitespace steps at all, spaces stay spaces.
+            escape_whitespaces: metaspace_prefix_name != "off",
             treat_whitespace_as_suffix: false,
             precompiled_charsmap: None,
             metaspace_prefix,
@@ -180,8 +191,15 @@ pub fn wordpiece_from_vocab_txt(
             post_processor: wordpiece::bert_template(&tokens),
             ..Default::default()
         };
-        let settings =
-            WordPieceSettings { unk_token, prefix, max_input_chars_per_word, cleanup: true, normalizer, inputs };
+        let settings = WordPieceSettings {
+            unk_token,
+            prefix,
+            max_input_chars_per_word,
+            cleanup: true,
+            normalizer,
+            pretokenizer: "bert",
+            inputs,
+        };
         wordpiece::build(&tokens, &special_tokens, settings).map_err(|e| match e {
             crate::error::Error::Config(reason) if reason.starts_with("the unknown token") => {
                 crate::error::Error::Config(format!("{}: {reason}", path.display()))

@@ -46,8 +46,15 @@ pub fn train_wordpiece(
             .collect::<crate::error::Result<Vec<_>>>()?;
         let inputs = ModelInputs { post_processor: wordpiece::bert_template(&tokens), ..ModelInputs::default() };
         let prefix = &prefix;
-        let settings =
-            WordPieceSettings { unk_token, prefix, max_input_chars_per_word, cleanup: true, normalizer, inputs };
+        let settings = WordPieceSettings {
+            unk_token,
+            prefix,
+            max_input_chars_per_word,
+            cleanup: true,
+            normalizer,
+            pretokenizer: "bert",
+            inputs,
+        };
         wordpiece::build(&tokens, &config.special_tokens, settings)
     })
     .map(CoreTokenizer::new)

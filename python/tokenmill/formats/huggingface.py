@@ -12,7 +12,7 @@ from typing import Any
 
 from tokenmill import _core
 from tokenmill._files import input_file, write_atomically
-from tokenmill.pretokenize_patterns import CHAIN_PREFIX, ONIGURUMA_PATTERNS, preset_for_pattern
+from tokenmill.pretokenize_patterns import CHAIN_PREFIX, HF_PREFIX, ONIGURUMA_PATTERNS, preset_for_pattern
 
 
 def _byte_to_char() -> list[str]:
@@ -76,10 +76,49 @@ def _normalizer_spec(node: Any, where: str) -> list[str]:
 
 
 def _pre_tokenizer(node: Any, where: str) -> tuple[str, bool, bool]:
-    """(pattern, keep_gaps, add_prefix_space) for a byte-level pre-tokenizer."""
+    """(pattern, keep_gaps, add_prefix_space) for a byte-level pre-tokenizer: a preset or regex
+    where the file spells one, Hugging Face's own splitting steps (`hf:`) otherwise."""
     if node is None:
         raise _core.FormatError(f"{where}: no pre_tokenizer; only byte-level BPE files are supported")
     steps = node["pretokenizers"] if node.get("type") == "Sequence" else [node]
+    try:
+        return _known_shape(steps, where)
+    except _core.FormatError:
+        if not steps or steps[-1].get("type") != "ByteLevel" or len(steps) == 1:
+            raise
+    # Other splitting steps before the ByteLevel one, which must come last: a step after it would
+    # see GPT-2's byte spelling of the text ("Ġ" for a space), which tokenmill never builds.
+    *before, byte_level = steps
+    if byte_level.get("add_prefix_space", False):
+        raise _core.FormatError(f"{where}: ByteLevel add_prefix_space after other pre-tokenizers is not supported")
+    return hf_splits([*before, byte_level], where), False, False
+
+
+def hf_splits(steps: list[Any], where: str) -> str:
+    """The `hf:` pre-tokenizer spec for Hugging Face splitting steps, checked by Rust (a
+    FormatError naming the step tokenmill cannot run)."""
+    spec = HF_PREFIX + json.dumps({"type": "Sequence", "pretokenizers": steps}, ensure_ascii=False)
+    try:
+        _core.split(spec, "")
+    except (_core.ConfigError, _core.PatternError) as e:
+        raise _core.FormatError(f"{where}: {e}") from None
+    return spec
+
+
+def hf_pre_tokenizer(pattern: str) -> dict[str, Any] | None:
+    """The `tokenizer.json` pre-tokenizer for `bert`, `none` (null) or an `hf:` spec; a
+    ConfigError for patterns that are none of these."""
+    if pattern.startswith(HF_PREFIX):
+        return json.loads(pattern[len(HF_PREFIX) :])
+    if pattern == "bert":
+        return {"type": "BertPreTokenizer"}
+    if pattern == "none":
+        return None
+    raise _core.ConfigError(f"pre-tokenizer {pattern!r} has no Hugging Face spelling here")
+
+
+def _known_shape(steps: list[Any], where: str) -> tuple[str, bool, bool]:
+    """(pattern, keep_gaps, add_prefix_space) for the shapes with a preset, regex or chain."""
     splits = [step for step in steps if step.get("type") == "Split"]
     if len(splits) > 1:
         return _chain(steps, splits, where)
@@ -237,7 +276,16 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
     pattern = core.pattern
     pre: list[dict[str, Any]] = []
-    if pattern == "whitespace":
+    if pattern.startswith(HF_PREFIX):
+        node = json.loads(pattern[len(HF_PREFIX) :])
+        for step in node["pretokenizers"] if node.get("type") == "Sequence" else [node]:
+            if step.get("type") != "ByteLevel":
+                pre.append(step)
+            elif step.get("use_regex", True):
+                # Its regex as a Split: the ByteLevel step written below maps bytes, once.
+                regex = {"Regex": ONIGURUMA_PATTERNS["gpt2"]}
+                pre.append({"type": "Split", "pattern": regex, "behavior": "Isolated", "invert": False})
+    elif pattern == "whitespace":
         pre.append({"type": "WhitespaceSplit"})
     elif pattern.startswith(CHAIN_PREFIX):
         for part in json.loads(pattern[len(CHAIN_PREFIX) :]):

@@ -11,9 +11,11 @@ Two spellings of SentencePiece's whitespace are read:
                                                                  stretch ("always") or the text's
                                                                  start ("first")
 
-then BPE by the file's merges with byte fallback (`<0xNN>` tokens) and fused unknowns, and the
-file's own decoder steps (`Replace`, `ByteFallback`, `Fuse`, `Strip`, `Metaspace`, run in Rust as
-`tokenizers` runs them). Any other component is a `FormatError` naming it: such a file is not
+or neither — no normalizer, and Hugging Face's splitting pre-tokenizers (`Whitespace`, `Digits`,
+`Split`, ...) as tokenizers' quick tour trains them; then BPE by the file's merges with byte
+fallback (`<0xNN>` tokens) and fused unknowns, and the file's own decoder steps (`Replace`,
+`ByteFallback`, `Fuse`, `Strip`, `Metaspace`, run in Rust as `tokenizers` runs them; no decoder
+joins the token strings with spaces, as `tokenizers` does). Any other component is a `FormatError` naming it: such a file is not
 loaded to run differently.
 
 >>> tok = Tokenizer.from_huggingface("llama-2/tokenizer.json")     # doctest: +SKIP
@@ -26,6 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from tokenmill import _core
+from tokenmill.formats.huggingface import hf_splits
 
 METASPACE = "\u2581"
 
@@ -68,10 +71,16 @@ def _whitespace(data: dict[str, Any], where: str) -> dict[str, Any]:
             "metaspace_prefix": scheme,
             "pretokenizer": "metaspace" if pre.get("split", True) else "none",
         }
+    if not steps and isinstance(pre, dict):
+        # No whitespace steps: spaces stay spaces, and Hugging Face's splitting pre-tokenizers
+        # (Whitespace, Punctuation, Split, ...) cut the text, as in tokenizers' own quick tour.
+        split = pre["pretokenizers"] if pre.get("type") == "Sequence" else [pre]
+        return {"metaspace_prefix": "off", "pretokenizer": hf_splits(split, where)}
     shown = [s.get("type") for s in steps] + ([] if pre is None else [pre.get("type")])
     raise _core.FormatError(
         f"{where}: the normalizer and pre-tokenizer {shown} before a character-level BPE model are not supported "
-        "(tokenmill reads Prepend + Replace, or a Metaspace pre-tokenizer, as transformers' converters write them)"
+        "(tokenmill reads Prepend + Replace, or a Metaspace pre-tokenizer, as transformers' converters write them, "
+        "or splitting pre-tokenizers without normalizers)"
     )
 
 

@@ -70,11 +70,12 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
     truncation and padding): its components read here, its vocabulary in Rust."""
     model = data["model"]
     pre = data.get("pre_tokenizer")
-    if pre is None or pre.get("type") != "BertPreTokenizer":
-        kind = None if pre is None else pre.get("type")
-        raise _core.FormatError(
-            f"{where}: pre-tokenizer {kind!r} with WordPiece is not supported (BertPreTokenizer is)"
-        )
+    if pre is None:
+        pattern = "none"
+    elif pre.get("type") == "BertPreTokenizer":
+        pattern = "bert"
+    else:
+        pattern = hf.hf_splits(pre["pretokenizers"] if pre.get("type") == "Sequence" else [pre], where)
     decoder = data.get("decoder") or {}
     return document.wordpiece(
         unk_token=model.get("unk_token", "[UNK]"),
@@ -82,6 +83,7 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
         max_input_chars_per_word=int(model.get("max_input_chars_per_word", 100)),
         cleanup=bool(decoder.get("cleanup", True)),
         normalizer=_bert_normalizer_from_hf(data.get("normalizer"), where),
+        pretokenizer=pattern,
     )
 
 
@@ -105,8 +107,7 @@ def _hf_normalizer(spec: str) -> dict[str, Any] | None:
 
 def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> None:
     config = json.loads(core.model_config_json())
-    if core.pattern != "bert":
-        raise _core.ConfigError("a WordPiece tokenizer.json needs the bert pre-tokenizer")
+    pre = hf.hf_pre_tokenizer(core.pattern)
     specials = dict(core.special_tokens())
     vocab = {core.token_bytes(i).decode("utf-8"): i for i in core.ordinary_ids()}
     vocab.update(specials)
@@ -121,7 +122,7 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
         "padding": inputs["padding"],
         "added_tokens": hf.added_tokens(specials, core),
         "normalizer": _hf_normalizer(core.normalizer),
-        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "pre_tokenizer": pre,
         "post_processor": inputs["post_processor"],
         "decoder": {
             "type": "WordPiece",

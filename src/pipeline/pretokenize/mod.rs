@@ -5,10 +5,12 @@
 //! ([`presets`]) equal to the regexes tiktoken and the models' `tokenizer.json` files ship; a
 //! regex spelled exactly as one of those (or a known variant) gets its preset; `whitespace` splits on `\s` runs and drops them; `none` keeps the text
 //! whole; `metaspace` cuts SentencePiece-normalized text before each `▁` (`metaspace_suffix`:
-//! after each); anything else is compiled as a user regex (with lookaround, via `fancy-regex`) and its
+//! after each); `hf:` and a JSON object are Hugging Face's splitting pre-tokenizers
+//! ([`huggingface`]); anything else is compiled as a user regex (with lookaround, via `fancy-regex`) and its
 //! matches are the pieces, as in tiktoken (text between matches is dropped).
 
 mod classes;
+pub mod huggingface;
 mod presets;
 mod user_regex;
 
@@ -114,6 +116,9 @@ pub enum PreTokenizer {
     /// (Hugging Face's `Sequence` of `Split`s with `Isolated`, as DeepSeek's files have). Spelled
     /// `chain:` and a JSON list of the patterns.
     Chain(Vec<PreTokenizer>),
+    /// Hugging Face's splitting pre-tokenizers (`Whitespace`, `Punctuation`, `Digits`, `Split`
+    /// with each behaviour, …), spelled `hf:` and their `tokenizer.json` JSON.
+    HuggingFace(std::sync::Arc<huggingface::HfPreTokenizer>),
 }
 
 /// How a chain of splits is spelled: this prefix, then a JSON list of patterns.
@@ -126,6 +131,9 @@ impl PreTokenizer {
     pub fn from_spec(spec: &str) -> Result<Self> {
         if let Some(name) = Self::preset_for_pattern(spec) {
             return Self::from_spec(name);
+        }
+        if let Some(json) = spec.strip_prefix(huggingface::HF_PREFIX) {
+            return Ok(PreTokenizer::HuggingFace(std::sync::Arc::new(huggingface::HfPreTokenizer::from_json(json)?)));
         }
         if let Some(list) = spec.strip_prefix(CHAIN_PREFIX) {
             let bad = |reason: String| Error::Pattern { pattern: spec.to_string(), reason };
@@ -189,6 +197,9 @@ impl PreTokenizer {
             let list = serde_json::to_string(&patterns).expect("strings serialize");
             return format!("{CHAIN_PREFIX}{list}").into();
         }
+        if let PreTokenizer::HuggingFace(hf) = self {
+            return format!("{}{}", huggingface::HF_PREFIX, hf.json()).into();
+        }
         std::borrow::Cow::Borrowed(match self {
             PreTokenizer::Gpt2 => "gpt2",
             PreTokenizer::Cl100k => "cl100k",
@@ -202,7 +213,7 @@ impl PreTokenizer {
             PreTokenizer::Metaspace { suffix: true } => "metaspace_suffix",
             PreTokenizer::None => "none",
             PreTokenizer::Regex { pattern, .. } => pattern,
-            PreTokenizer::Chain(_) => unreachable!("spelled above"),
+            PreTokenizer::Chain(_) | PreTokenizer::HuggingFace(_) => unreachable!("spelled above"),
         })
     }
 
@@ -231,7 +242,8 @@ impl PreTokenizer {
             | PreTokenizer::Bert
             | PreTokenizer::Metaspace { .. }
             | PreTokenizer::None
-            | PreTokenizer::Chain(_) => None,
+            | PreTokenizer::Chain(_)
+            | PreTokenizer::HuggingFace(_) => None,
             PreTokenizer::Regex { pattern, .. } => Some(pattern),
         }
     }
@@ -239,6 +251,9 @@ impl PreTokenizer {
     /// Whether concatenating the pieces gives back the text (false only for `whitespace` and
     /// user regexes, which drop what they do not match).
     pub fn is_lossless(&self) -> bool {
+        if let PreTokenizer::HuggingFace(hf) = self {
+            return hf.is_lossless();
+        }
         matches!(
             self,
             PreTokenizer::Gpt2
@@ -259,6 +274,7 @@ impl PreTokenizer {
     pub fn pieces_keep_whitespace(&self) -> bool {
         match self {
             PreTokenizer::Whitespace | PreTokenizer::Bert => false,
+            PreTokenizer::HuggingFace(hf) => hf.pieces_keep_whitespace(),
             PreTokenizer::Regex { engine, keep_gaps: false, .. } => engine.matches_a_space(),
             _ => true,
         }
@@ -278,6 +294,7 @@ impl PreTokenizer {
         // function pointer, each piece paid a call the splitter's work could not overlap).
         match self {
             PreTokenizer::Chain(parts) => chain_pieces(parts, text, &mut f),
+            PreTokenizer::HuggingFace(hf) => hf.for_each_piece(text, &mut f),
             PreTokenizer::Gpt2 => each_piece("gpt2", text, presets::gpt2_piece_end, f),
             PreTokenizer::Cl100k => each_piece("cl100k", text, presets::cl100k_piece_end, f),
             PreTokenizer::O200k => each_piece("o200k", text, presets::o200k_piece_end, f),

@@ -1,0 +1,141 @@
+"""Hugging Face's splitting pre-tokenizers (Whitespace, WhitespaceSplit, Punctuation, Digits,
+CharDelimiterSplit, Split with every behaviour and `invert`, FixedLength, ByteLevel's regex and
+Sequences of them), run by tokenmill on files `tokenizers` trains here: ids, token strings,
+offsets and decoding equal to `tokenizers`' own, on real text and generated strings."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+
+import tokenmill
+
+BEHAVIORS = ["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
+
+# Each pre-tokenizer on its own, and sequences as files combine them.
+PRE_TOKENIZERS: dict[str, Callable[[], pre_tokenizers.PreTokenizer]] = {
+    "Whitespace": pre_tokenizers.Whitespace,
+    "WhitespaceSplit": pre_tokenizers.WhitespaceSplit,
+    "Bert": pre_tokenizers.BertPreTokenizer,
+    "CharDelimiterSplit": lambda: pre_tokenizers.CharDelimiterSplit(" "),
+    "FixedLength": lambda: pre_tokenizers.FixedLength(4),
+    **{f"Punctuation-{b}": (lambda b=b: pre_tokenizers.Punctuation(b)) for b in BEHAVIORS},  # type: ignore[misc]
+    **{
+        f"Split-{b}-{invert}": (lambda b=b, invert=invert: pre_tokenizers.Split(Regex(r"\s+|[,.]"), b, invert))  # type: ignore[misc]
+        for b in BEHAVIORS
+        for invert in (False, True)
+    },
+    "Split-string": lambda: pre_tokenizers.Split(" ", "merged_with_next"),
+    "Sequence": lambda: pre_tokenizers.Sequence(
+        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Digits(individual_digits=True), pre_tokenizers.Punctuation()]
+    ),
+    "Digits-contiguous": lambda: pre_tokenizers.Sequence(
+        [pre_tokenizers.Whitespace(), pre_tokenizers.Digits(individual_digits=False)]
+    ),
+}
+
+TRICKY = st.sampled_from(
+    [" ", "  ", "\t", "\n", "a", "the", "Hello", ",", ".", "!!", "'s", "1", "2024", "٣", "é", "e\u0301", "中文"]
+    + ["😀", "-", "_"]
+)
+
+
+def _train(kind: str, pre: pre_tokenizers.PreTokenizer, text: str) -> Tokenizer:
+    if kind == "bpe":
+        tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+        trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=["[UNK]", "[CLS]", "[SEP]"], show_progress=False)
+    elif kind == "wordpiece":
+        tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+        trainer = trainers.WordPieceTrainer(
+            vocab_size=600, special_tokens=["[UNK]", "[CLS]", "[SEP]"], show_progress=False
+        )
+        tok.decoder = decoders.WordPiece()
+    else:  # byte-level BPE: the file's splits before a ByteLevel step
+        tok = Tokenizer(models.BPE())
+        trainer = trainers.BpeTrainer(
+            vocab_size=600,
+            special_tokens=["<|end|>"],
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        )
+        pre = pre_tokenizers.Sequence([pre, pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+        tok.decoder = decoders.ByteLevel()
+    tok.pre_tokenizer = pre
+    tok.train_from_iterator(text.splitlines(), trainer=trainer)
+    return tok
+
+
+@pytest.fixture(scope="module")
+def corpus(stdlib_text: str, multilingual_text: str) -> str:
+    return stdlib_text[:150_000] + "\n" + multilingual_text
+
+
+def _pair(kind: str, name: str, corpus: str, tmp_path_factory: pytest.TempPathFactory) -> tuple:  # type: ignore[type-arg]
+    hf = _train(kind, PRE_TOKENIZERS[name](), corpus)
+    path = tmp_path_factory.mktemp("hf") / "tokenizer.json"
+    hf.save(str(path))
+    return tokenmill.Tokenizer.from_huggingface(path), Tokenizer.from_file(str(path))
+
+
+@pytest.fixture(scope="module", params=[(k, n) for k in ("bpe", "wordpiece", "byte_level") for n in PRE_TOKENIZERS])
+def pair(request: pytest.FixtureRequest, corpus: str, tmp_path_factory: pytest.TempPathFactory) -> tuple:  # type: ignore[type-arg]
+    kind, name = request.param
+    return _pair(kind, name, corpus, tmp_path_factory)
+
+
+def _check(tok: tokenmill.Tokenizer, hf: Tokenizer, text: str) -> None:
+    theirs = hf.encode(text, add_special_tokens=False)
+    ours = tok.encode_for_model(text, add_special_tokens=False)
+    assert ours.ids == theirs.ids, text[:200]
+    assert ours.tokens == theirs.tokens
+    assert ours.offsets == theirs.offsets
+    for skip in (False, True):
+        assert tok.decode(ours.ids, skip_special_tokens=skip) == hf.decode(theirs.ids, skip_special_tokens=skip)
+
+
+def test_real_text(pair, stdlib_text: str, multilingual_text: str) -> None:  # type: ignore[no-untyped-def]
+    tok, hf = pair
+    for text in [multilingual_text, stdlib_text[-20_000:], *multilingual_text.splitlines()[:30]]:
+        _check(tok, hf, text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.lists(TRICKY, max_size=12).map("".join))
+def test_generated_text(pair, text: str) -> None:  # type: ignore[no-untyped-def]
+    tok, hf = pair
+    _check(tok, hf, text)
+
+
+def test_saved_files_keep_the_pre_tokenizer(
+    corpus: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    text = "Numbers 12,345.67 and words—split, merged!"
+    for kind in ("wordpiece", "byte_level"):
+        tok, hf = _pair(kind, "Sequence", corpus, tmp_path_factory)
+        tok.save(tmp_path / "own.json")
+        assert tokenmill.Tokenizer.load(tmp_path / "own.json").encode(text) == hf.encode(text).ids
+        tok.to_huggingface(tmp_path / "tokenizer.json")
+        again = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+        assert again.encode(text).ids == hf.encode(text).ids
+
+
+def test_components_tokenmill_cannot_run_are_refused_by_name(corpus: str, tmp_path: Path) -> None:
+    hf = _train("wordpiece", pre_tokenizers.Whitespace(), corpus[:20_000])
+    doc = json.loads(hf.to_str())
+    for pre, named in [
+        ({"type": "UnicodeScripts"}, "UnicodeScripts"),
+        ({"type": "Split", "pattern": {"Regex": "("}, "behavior": "Removed", "invert": False}, "("),
+        ({"type": "Split", "pattern": {"Regex": "a"}, "behavior": "Sideways", "invert": False}, "Sideways"),
+    ]:
+        doc["pre_tokenizer"] = pre
+        path = tmp_path / "tokenizer.json"
+        path.write_text(json.dumps(doc))
+        with pytest.raises(tokenmill.FormatError, match=named.replace("(", r"\(")) as e:
+            tokenmill.Tokenizer.from_huggingface(path)
+        assert str(path) in str(e.value)
