@@ -15,8 +15,8 @@ or neither — no normalizer, and Hugging Face's splitting pre-tokenizers (`Whit
 `Split`, ...) as tokenizers' quick tour trains them; then BPE by the file's merges with byte
 fallback (`<0xNN>` tokens) and fused unknowns, and the file's own decoder steps (`Replace`,
 `ByteFallback`, `Fuse`, `Strip`, `Metaspace`, run in Rust as `tokenizers` runs them; no decoder
-joins the token strings with spaces, as `tokenizers` does). Any other component is a `FormatError` naming it: such a file is not
-loaded to run differently.
+joins the token strings with spaces, as `tokenizers` does). Any other component is a
+`FormatError` naming it: such a file is not loaded to run differently.
 
 >>> tok = Tokenizer.from_huggingface("llama-2/tokenizer.json")     # doctest: +SKIP
 >>> tok.encode_for_model("Hello world").ids                         # doctest: +SKIP
