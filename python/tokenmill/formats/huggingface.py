@@ -46,7 +46,7 @@ def text_to_token(text: str, where: str) -> bytes:
         ) from None
 
 
-_NORMALIZERS = {"NFC": "nfc", "NFD": "nfd", "NFKC": "nfkc", "NFKD": "nfkd", "Lowercase": "lowercase"}
+_NORMALIZERS = {"NFC": "nfc", "NFD": "nfd", "NFKC": "nfkc", "NFKD": "nfkd", "Lowercase": "lowercase_chars"}
 
 
 def _flat_normalizers(node: Any) -> list[Any]:
@@ -239,8 +239,10 @@ def hf_normalizers(spec: str) -> list[dict[str, Any]]:
             # character alone ("σ"): the ids would differ on Greek text.
             raise _core.ConfigError(
                 "normalizer step 'lowercase' has no exact Hugging Face equivalent (its Lowercase maps a final "
-                "'Σ' to 'σ', ours to 'ς'); this tokenizer cannot be exported"
+                "'Σ' to 'σ', ours to 'ς'; 'lowercase_chars' is its equivalent); this tokenizer cannot be exported"
             )
+        elif step == "lowercase_chars":
+            out.append({"type": "Lowercase"})
         elif step.upper() in ("NFC", "NFD", "NFKC", "NFKD"):
             out.append({"type": step.upper()})
         else:

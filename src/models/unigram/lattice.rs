@@ -58,19 +58,6 @@ thread_local! {
 /// score, so a caller that cuts the text into words carries `base` from one word to the next
 /// to choose between near-equal cuts exactly as one lattice over the whole text does.
 pub fn viterbi(model: &impl Pieces, text: &str, base: f32, path: &mut Vec<(u32, u32, u32)>) -> f32 {
-    viterbi_watched(model, text, base, path, |_, _| {})
-}
-
-/// `viterbi`, calling `watch(score, candidate)` for every edge's score and the sum it proposes
-/// (a no-op closure compiles away).
-#[inline]
-fn viterbi_watched(
-    model: &impl Pieces,
-    text: &str,
-    base: f32,
-    path: &mut Vec<(u32, u32, u32)>,
-    mut watch: impl FnMut(f32, f32),
-) -> f32 {
     path.clear();
     if text.is_empty() {
         return base;
@@ -84,7 +71,6 @@ fn viterbi_watched(
         for_each_edge(model, text, |e| {
             let score = e.score as f32;
             let candidate = best[e.start as usize].0 + score;
-            watch(score, candidate);
             let to = &mut best[e.end as usize];
             if to.1 == UNSET || candidate > to.0 {
                 *to = (candidate, e.start, e.id);
@@ -101,30 +87,97 @@ fn viterbi_watched(
 }
 
 /// `viterbi` from `base`, and whether its cut is the same from every base of `base`'s binade
-/// (the powers-of-two interval its magnitude lies in): returns the end score and the lowest
-/// and highest sums compared, and false if some score falls exactly halfway between two
-/// floats of that binade. Within one binade every f32 is a multiple of the same unit, so each
-/// sum `v + s` rounds to `v` plus `s` rounded to that unit — the same amount whatever `v` is,
-/// except at an exact halfway point, where rounding to even looks at `v`. So when every sum
-/// compared stays inside the binade and no score is halfway, the comparisons, the cut and the
-/// end score (less the base) are the same from any base of the binade.
+/// (the powers-of-two interval its magnitude lies in): returns the end score, the lowest and
+/// highest sums that must stay inside the binade, and whether the cut is sound to reuse.
+///
+/// Within one binade every f32 is a multiple of the same unit, so each sum `v + s` that lands
+/// in it rounds to `v` plus `s` rounded to that unit — the same amount whatever `v` is, except
+/// at an exact halfway point, where rounding to even looks at `v` (then the sum may move by one
+/// unit from another base). So when every such sum stays inside the binade and no score is
+/// halfway, those comparisons are the same from any base of the binade. A sum that falls below the binade (a poor path through unknown or one-character
+/// pieces, long enough to cross the binade's edge) rounds to a coarser grid: from another base
+/// it may come out up to two of its units away, and a position reached that way carries that
+/// uncertainty on. Such a sum does not spoil the cut as long as every comparison it takes part
+/// in is won or lost by more than the two sides' uncertainty together, and the end of the best
+/// cut is exact. (Requiring every sum to stay inside, as a first version did, refused a third
+/// of the words of an English text: their all-single-character paths crossed the edge.)
 pub fn viterbi_in_binade(
     model: &impl Pieces,
     text: &str,
     base: f32,
     path: &mut Vec<(u32, u32, u32)>,
 ) -> (f32, f32, f32, bool) {
+    thread_local! {
+        /// Per byte position, how far its best score may move from another base of the binade.
+        static SLACK: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    path.clear();
+    if text.is_empty() {
+        return (base, base, base, true);
+    }
     // The exponent of half the binade's spacing: a score whose lowest set bit is worth that
     // much lies exactly halfway between two floats of the binade.
     let halfway = lowest_bit_exponent_of_unit(base) - 1;
+    let unit = unit_of(base);
     let (mut low, mut high) = (base, base);
-    let mut on_grid = true;
-    let end = viterbi_watched(model, text, base, path, |score, candidate| {
-        on_grid &= score == 0.0 || lowest_bit_exponent(score) != halfway;
-        low = low.min(candidate);
-        high = high.max(candidate);
+    let mut sound = true;
+    const UNSET: u32 = u32::MAX;
+    let end = BEST.with_borrow_mut(|best| {
+        SLACK.with_borrow_mut(|slack| {
+            best.clear();
+            best.resize(text.len() + 1, (0.0, UNSET, 0));
+            slack.clear();
+            slack.resize(text.len() + 1, 0.0);
+            best[0] = (base, 0, 0);
+            for_each_edge(model, text, |e| {
+                let score = e.score as f32;
+                let (start, end) = (e.start as usize, e.end as usize);
+                let candidate = best[start].0 + score;
+                let uncertain = if same_binade(candidate, base) {
+                    low = low.min(candidate);
+                    high = high.max(candidate);
+                    if score == 0.0 || lowest_bit_exponent(score) != halfway {
+                        slack[start]
+                    } else {
+                        // A tie, rounded to even: one unit either way from another base.
+                        slack[start] + unit
+                    }
+                } else {
+                    slack[start] + 2.0 * unit_of(candidate)
+                };
+                let to = best[end];
+                if to.1 == UNSET {
+                    best[end] = (candidate, e.start, e.id);
+                    slack[end] = uncertain;
+                    return;
+                }
+                let doubt = uncertain + slack[end];
+                if doubt > 0.0 && (candidate as f64 - to.0 as f64).abs() <= doubt {
+                    sound = false;
+                }
+                if candidate > to.0 {
+                    best[end] = (candidate, e.start, e.id);
+                    slack[end] = uncertain;
+                }
+            });
+            sound &= slack[text.len()] == 0.0;
+            let mut pos = text.len();
+            while pos > 0 {
+                let (_, start, id) = best[pos];
+                path.push((start, pos as u32, id));
+                pos = start as usize;
+            }
+            best[text.len()].0
+        })
     });
-    (end, low, high, on_grid)
+    (end, low, high, sound)
+}
+
+/// The spacing of floats in `x`'s binade (x normal, magnitude at least 2⁻¹⁰⁴): the power of two
+/// with `x`'s exponent less 23, built from its bits.
+#[inline]
+fn unit_of(x: f32) -> f64 {
+    f32::from_bits(((x.to_bits() >> 23) & 0xFF).saturating_sub(23) << 23) as f64
 }
 
 /// The power of two that the lowest set bit of `x`'s significand is worth (x normal, not 0).

@@ -431,7 +431,10 @@ mod tests {
 
     #[test]
     fn cached_cuts_equal_fresh_ones_from_every_base() {
-        // Scores with many near-ties, words that reuse them, bases across several binades.
+        // Scores with many near-ties, words that reuse them, bases across several binades. Three
+        // kinds of scores: thousandths; eighths (exact ties, and sums exactly halfway between two
+        // floats in the middle binades); and scores whose lowest bit is each binade's halfway
+        // point in turn. Long words of unknown characters push poor paths below the binade.
         let mut state = 0x2545_F491_4F6C_DD1Du64;
         let mut next = || {
             state ^= state << 13;
@@ -439,26 +442,37 @@ mod tests {
             state ^= state << 17;
             state
         };
-        let pieces: Vec<(String, f32)> = ["▁", "a", "b", "c", "ab", "bc", "abc", "ca", "▁a", "▁ab", "cab", "bca"]
-            .iter()
-            .map(|p| (p.to_string(), -((next() % 4000) as f32) / 1000.0 - 0.5))
-            .collect();
-        let refs: Vec<(&str, f32)> = pieces.iter().map(|(p, s)| (p.as_str(), *s)).collect();
-        let m = model(&refs, false);
-        let words: Vec<String> = (0..300)
-            .map(|_| {
-                let len = 1 + next() % 9;
-                "▁".to_string() + &(0..len).map(|_| ['a', 'b', 'c', 'd'][(next() % 4) as usize]).collect::<String>()
-            })
-            .collect();
-        let mut base = -1.5f32;
-        for round in 0..4000 {
-            let word = &words[(next() % words.len() as u64) as usize];
-            let (mut cached, mut fresh) = (Vec::new(), Vec::new());
-            let a = m.encode_cached(word, base, &mut cached);
-            let b = m.encode_piece_from(word, base, &mut fresh);
-            assert_eq!((cached, a.to_bits()), (fresh, b.to_bits()), "{word} from {base} (round {round})");
-            base = if a < -70_000.0 { -1.5 } else { a };
+        let styles: [&dyn Fn(u64) -> f32; 3] =
+            [&|r| -((r % 4000) as f32) / 1000.0 - 0.5, &|r| -((r % 64) as f32) / 8.0 - 0.5, &|r| {
+                -(1.0 + (r % 7) as f32) - (2f32).powi(-((r % 20) as i32) - 4)
+            }];
+        for (style, score) in styles.iter().enumerate() {
+            let pieces: Vec<(String, f32)> = ["▁", "a", "b", "c", "ab", "bc", "abc", "ca", "▁a", "▁ab", "cab", "bca"]
+                .iter()
+                .map(|p| (p.to_string(), score(next())))
+                .collect();
+            let refs: Vec<(&str, f32)> = pieces.iter().map(|(p, s)| (p.as_str(), *s)).collect();
+            let m = model(&refs, false);
+            let words: Vec<String> = (0..300)
+                .map(|_| {
+                    let len = 1 + next() % 24;
+                    let letters = ['a', 'b', 'c', 'd', 'a', 'b', 'c'];
+                    "▁".to_string() + &(0..len).map(|_| letters[(next() % 7) as usize]).collect::<String>()
+                })
+                .collect();
+            let mut base = -1.5f32;
+            for round in 0..20_000 {
+                let word = &words[(next() % words.len() as u64) as usize];
+                let (mut cached, mut fresh) = (Vec::new(), Vec::new());
+                let a = m.encode_cached(word, base, &mut cached);
+                let b = m.encode_piece_from(word, base, &mut fresh);
+                assert_eq!(
+                    (cached, a.to_bits()),
+                    (fresh, b.to_bits()),
+                    "style {style}: {word} from {base} (round {round})"
+                );
+                base = if a < -70_000.0 { -1.5 - (next() % 100) as f32 / 64.0 } else { a };
+            }
         }
     }
 
