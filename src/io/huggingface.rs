@@ -267,6 +267,8 @@ impl HfDocument {
             whole_piece_first: settings.whole_piece_first,
             byte_fallback: settings.byte_fallback,
             fuse_unk: settings.fuse_unk,
+            // tokenizers' BPE without an unknown token leaves such characters out.
+            drop_unknown: true,
         };
         let bpe = Bpe::from_merges(vocab, merges, options).map_err(|e| self.error(e.to_string()))?;
         let normalizer = Normalizer::from_spec("none")?.with_sentencepiece(settings.normalizer);

@@ -219,6 +219,7 @@ pub fn read(data: &[u8], path: &Path) -> Result<Tokenizer> {
             whole_piece_first: false,
             byte_fallback,
             fuse_unk: true,
+            drop_unknown: false,
         };
         Model::from(Bpe::from_scores(vocab, scores, user_defined, options, surface).map_err(|e| bad(e.to_string()))?)
     };

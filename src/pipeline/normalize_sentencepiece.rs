@@ -87,6 +87,8 @@ pub struct SentencePieceNormalizer {
     /// rules that start with an ASCII letter go on with a combining mark — and are not a space:
     /// runs of them are copied as they are (most of English and code).
     plain_ascii: [bool; 128],
+    /// No rule or map entry starts with a space followed by ASCII.
+    plain_space: bool,
 }
 
 impl PartialEq for SentencePieceNormalizer {
@@ -100,7 +102,6 @@ impl SentencePieceNormalizer {
         let rules = CharTrie::new(spec.rules.iter().enumerate().map(|(i, (from, _))| (from.as_str(), i as u32)));
         let keep = CharTrie::new(spec.keep.iter().enumerate().map(|(i, k)| (k.as_str(), i as u32)));
         let mut plain_ascii = [true; 128];
-        plain_ascii[b' ' as usize] = false;
         if let Some(map) = &spec.precompiled_charsmap {
             for (plain, starts) in plain_ascii.iter_mut().zip(map.ascii_key_starts()) {
                 *plain &= !starts;
@@ -113,7 +114,11 @@ impl SentencePieceNormalizer {
                 }
             }
         }
-        SentencePieceNormalizer { spec, rules, keep, plain_ascii }
+        // A space no rule rewrites is still not copied as it is (it may be escaped or dropped),
+        // but needs no look-up in the rules.
+        let plain_space = plain_ascii[b' ' as usize];
+        plain_ascii[b' ' as usize] = false;
+        SentencePieceNormalizer { spec, rules, keep, plain_ascii, plain_space }
     }
 
     pub fn spec(&self) -> &SentencePieceNormalizerSpec {
@@ -197,23 +202,34 @@ impl SentencePieceNormalizer {
         }
         let mut after_space = spec.remove_extra_whitespaces;
         let bytes = text.as_bytes();
-        // A byte is copied as it is when it is a plain ASCII byte followed by ASCII (or the end).
-        let plain = |at: usize| {
-            let b = bytes[at];
-            b.is_ascii() && self.plain_ascii[b as usize] && bytes.get(at + 1).is_none_or(u8::is_ascii)
+        // A byte is copied as it is when it is a plain ASCII byte followed by ASCII (or the end):
+        // a run of plain bytes, less its last when a non-ASCII byte follows the run.
+        let plain_run_end = |from: usize| {
+            let mut end = from;
+            while end < bytes.len() && bytes[end] < 0x80 && self.plain_ascii[bytes[end] as usize] {
+                end += 1;
+            }
+            if end > from && end < bytes.len() && bytes[end] >= 0x80 {
+                end -= 1;
+            }
+            end
         };
         while pos < text.len() {
-            if align.is_none() && plain(pos) {
-                let mut end = pos + 1;
-                while end < bytes.len() && plain(end) {
-                    end += 1;
+            if align.is_none() {
+                let end = plain_run_end(pos);
+                if end > pos {
+                    out.push_str(&text[pos..end]);
+                    pos = end;
+                    after_space = false;
+                    continue;
                 }
-                out.push_str(&text[pos..end]);
-                pos = end;
-                after_space = false;
-                continue;
             }
-            let (piece, used) = self.normalize_prefix(&text[pos..]);
+            let (piece, used) = if self.plain_space && bytes[pos] == b' ' && bytes.get(pos + 1).is_none_or(u8::is_ascii)
+            {
+                (" ", 1)
+            } else {
+                self.normalize_prefix(&text[pos..])
+            };
             let source = (pos as u32, (pos + used) as u32);
             let mut piece = piece;
             while after_space && piece.starts_with(' ') {

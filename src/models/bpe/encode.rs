@@ -186,6 +186,7 @@ impl Bpe {
             match self.unk_id {
                 Some(_) if last_unknown && self.options.fuse_unk => {}
                 Some(unk) => out.push(unk),
+                None if self.options.drop_unknown => continue,
                 None => return Err(Error::OutOfVocabulary { ch: c, code: c as u32 }),
             }
             last_unknown = true;

@@ -22,6 +22,8 @@ pub struct BpeFile {
     byte_fallback: bool,
     #[serde(default, skip_serializing_if = "is_false")]
     fuse_unk: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    drop_unknown: bool,
     /// SentencePiece BPE: the score of each id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     scores: Option<Vec<f32>>,
@@ -45,6 +47,7 @@ impl BpeFile {
             merges: matches!(bpe.merge_order(), super::MergeOrder::Listed(_)).then(|| bpe.merges().to_vec()),
             byte_fallback: options.byte_fallback,
             fuse_unk: options.fuse_unk,
+            drop_unknown: options.drop_unknown,
             scores: sp.map(|sp| sp.scores().to_vec()),
             user_defined: sp.map(|sp| sp.user_defined().to_vec()).unwrap_or_default(),
             unknown_surface: sp.map(|sp| sp.unknown_surface().to_string()),
@@ -60,6 +63,7 @@ impl BpeFile {
             whole_piece_first: self.whole_piece_first,
             byte_fallback: self.byte_fallback,
             fuse_unk: self.fuse_unk,
+            drop_unknown: self.drop_unknown,
         };
         match (self.scores, self.merges) {
             (Some(_), Some(_)) => Err(Error::config("a BPE model has merges or scores, not both")),

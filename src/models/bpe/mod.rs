@@ -43,6 +43,9 @@ pub struct BpeOptions {
     pub byte_fallback: bool,
     /// Character-level: a run of characters outside the vocabulary is one unknown token.
     pub fuse_unk: bool,
+    /// Character-level, without an unknown token: a character outside the vocabulary is left
+    /// out (Hugging Face's BPE) instead of being an error.
+    pub drop_unknown: bool,
 }
 
 /// Where a BPE model's merge order comes from: the three kinds of BPE file.
@@ -308,7 +311,7 @@ impl super::PieceModel for Bpe {
         serde_json::json!({"type": "bpe", "byte_level": o.byte_level,
             "end_of_word_suffix": o.end_of_word_suffix, "unk_token": o.unk_token,
             "whole_piece_first": o.whole_piece_first, "rank_based": self.is_rank_based(),
-            "byte_fallback": o.byte_fallback, "fuse_unk": o.fuse_unk,
+            "byte_fallback": o.byte_fallback, "fuse_unk": o.fuse_unk, "drop_unknown": o.drop_unknown,
             "sentencepiece": self.sentencepiece().is_some()})
     }
     /// The model's list, or the one its ranks or scores imply.
