@@ -35,6 +35,10 @@ pub enum Error {
     #[error("character {ch:?} (U+{code:04X}) is not in the vocabulary and no unk_token is set")]
     OutOfVocabulary { ch: char, code: u32 },
 
+    /// A word a WordLevel model does not hold, and no unknown token to fall back on.
+    #[error("word {word:?} is not in the vocabulary and the model has no unknown token")]
+    UnknownWord { word: String },
+
     /// A token id that the vocabulary does not hold.
     #[error("token id {id} is out of range (vocabulary has {n_vocab} ids)")]
     IdOutOfRange { id: u32, n_vocab: usize },

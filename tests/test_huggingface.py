@@ -151,8 +151,16 @@ def test_unsupported_and_broken_files(tmp_path: Path) -> None:
     wordlevel = HFTokenizer(models.WordLevel({"[UNK]": 0, "a": 1}, unk_token="[UNK]"))
     wl = tmp_path / "wl.json"
     wordlevel.save(str(wl))
-    with pytest.raises(tokenmill.FormatError, match="wl.json: model type 'WordLevel' is not BPE"):
-        tokenmill.Tokenizer.from_huggingface(wl)
+    assert tokenmill.Tokenizer.from_huggingface(wl).encode("a") == wordlevel.encode("a").ids
+    # Without its unknown token, an unknown word is an error, as tokenizers raises one.
+    no_unk = HFTokenizer(models.WordLevel({"a": 0}))
+    no_unk.save(str(wl))
+    loaded = tokenmill.Tokenizer.from_huggingface(wl)
+    assert loaded.encode("a") == no_unk.encode("a").ids
+    with pytest.raises(Exception, match="WordLevel"):
+        no_unk.encode("b")
+    with pytest.raises(tokenmill.OutOfVocabularyError, match='word "b" is not in the vocabulary'):
+        loaded.encode("b")
     wordpiece = HFTokenizer(models.WordPiece({"[UNK]": 0, "a": 1}, unk_token="[UNK]"))
     wp = tmp_path / "wp.json"
     wordpiece.save(str(wp))

@@ -1,7 +1,8 @@
 """Hugging Face's splitting pre-tokenizers (Whitespace, WhitespaceSplit, Punctuation, Digits,
 CharDelimiterSplit, Split with every behaviour and `invert`, FixedLength, ByteLevel's regex and
-Sequences of them), run by tokenmill on files `tokenizers` trains here: ids, token strings,
-offsets and decoding equal to `tokenizers`' own, on real text and generated strings."""
+Sequences of them) and its WordLevel model, run by tokenmill on files `tokenizers` trains here
+(character-level BPE, WordPiece, WordLevel, byte-level BPE): ids, token strings, offsets and
+decoding equal to `tokenizers`' own, on real text and generated strings."""
 
 from __future__ import annotations
 
@@ -50,6 +51,11 @@ def _train(kind: str, pre: pre_tokenizers.PreTokenizer, text: str) -> Tokenizer:
     if kind == "bpe":
         tok = Tokenizer(models.BPE(unk_token="[UNK]"))
         trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=["[UNK]", "[CLS]", "[SEP]"], show_progress=False)
+    elif kind == "wordlevel":
+        tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+        trainer = trainers.WordLevelTrainer(
+            vocab_size=600, special_tokens=["[UNK]", "[CLS]", "[SEP]"], show_progress=False
+        )
     elif kind == "wordpiece":
         tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
         trainer = trainers.WordPieceTrainer(
@@ -83,7 +89,9 @@ def _pair(kind: str, name: str, corpus: str, tmp_path_factory: pytest.TempPathFa
     return tokenmill.Tokenizer.from_huggingface(path), Tokenizer.from_file(str(path))
 
 
-@pytest.fixture(scope="module", params=[(k, n) for k in ("bpe", "wordpiece", "byte_level") for n in PRE_TOKENIZERS])
+@pytest.fixture(
+    scope="module", params=[(k, n) for k in ("bpe", "wordpiece", "wordlevel", "byte_level") for n in PRE_TOKENIZERS]
+)
 def pair(request: pytest.FixtureRequest, corpus: str, tmp_path_factory: pytest.TempPathFactory) -> tuple:  # type: ignore[type-arg]
     kind, name = request.param
     return _pair(kind, name, corpus, tmp_path_factory)
@@ -116,10 +124,15 @@ def test_saved_files_keep_the_pre_tokenizer(
     corpus: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     text = "Numbers 12,345.67 and words—split, merged!"
-    for kind in ("wordpiece", "byte_level"):
+    for kind in ("wordpiece", "byte_level", "wordlevel"):
         tok, hf = _pair(kind, "Sequence", corpus, tmp_path_factory)
         tok.save(tmp_path / "own.json")
-        assert tokenmill.Tokenizer.load(tmp_path / "own.json").encode(text) == hf.encode(text).ids
+        again = tokenmill.Tokenizer.load(tmp_path / "own.json")
+        assert again.encode(text) == hf.encode(text).ids
+        ids = hf.encode(text).ids
+        assert again.decode(ids) == hf.decode(ids, skip_special_tokens=False)
+        if kind == "wordlevel":
+            continue
         tok.to_huggingface(tmp_path / "tokenizer.json")
         again = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
         assert again.encode(text).ids == hf.encode(text).ids

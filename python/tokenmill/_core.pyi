@@ -151,6 +151,7 @@ class TokenizerJson:
         normalizer: str,
         pretokenizer: str,
     ) -> CoreTokenizer: ...
+    def wordlevel(self, *, unk_token: str, normalizer: str, pretokenizer: str) -> CoreTokenizer: ...
 
 class CoreTokenizer:
     """The Rust pipeline behind `tokenmill.Tokenizer`."""

@@ -279,6 +279,20 @@ impl HfDocument {
         self.finish(tok)
     }
 
+    /// A WordLevel tokenizer from this file: the model's words, the added tokens special, the
+    /// normalizer and pre-tokenizer specs the caller read, the file's own decoder steps.
+    pub fn wordlevel(&self, unk_token: &str, normalizer: &str, pretokenizer: &str) -> Result<Tokenizer> {
+        self.vocab_is_a_map("WordLevel")?;
+        let vocab = self.piece_vocab(|_, text| text == unk_token, false)?;
+        let model =
+            crate::models::wordlevel::WordLevel::new(vocab, unk_token).map_err(|e| self.error(e.to_string()))?;
+        let mut tok = Tokenizer::new(Normalizer::from_spec(normalizer)?, PreTokenizer::from_spec(pretokenizer)?, model);
+        tok = self.with_own_decoder(tok)?;
+        self.inputs.check(tok.vocab()).map_err(|e| self.error(e.to_string()))?;
+        tok.inputs = self.inputs.clone();
+        self.finish(tok)
+    }
+
     /// A WordPiece tokenizer from this file: the model's vocabulary with the added tokens (an
     /// added token the model lacks joins it at its id), each added token special.
     pub fn wordpiece(&self, settings: crate::io::wordpiece::WordPieceSettings) -> Result<Tokenizer> {

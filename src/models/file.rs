@@ -1,10 +1,11 @@
 //! The model's part of tokenmill's own file (`serialize.rs` holds the rest): `{"type": "bpe" |
-//! "wordpiece" | "unigram", ...}` with the ordinary tokens by id (base64) and the model's options.
+//! "wordpiece" | "unigram" | "wordlevel", ...}` with the ordinary tokens by id (base64) and the model's options.
 //! Each model owns its part (`bpe/file.rs`, `wordpiece/file.rs`, `unigram/file.rs`); this enum
 //! names them and reads the token lists every part shares.
 
 use super::bpe::file::BpeFile;
 use super::unigram::file::UnigramFile;
+use super::wordlevel::file::WordLevelFile;
 use super::wordpiece::file::WordPieceFile;
 use super::Model;
 use crate::error::{Error, Result};
@@ -19,6 +20,7 @@ pub enum FileModel {
     Bpe(BpeFile),
     WordPiece(WordPieceFile),
     Unigram(UnigramFile),
+    WordLevel(WordLevelFile),
 }
 
 /// The tokens that are not in a model's lists: special tokens (text, id) and tokens of other
@@ -35,6 +37,7 @@ impl FileModel {
             Model::Bpe(m) => FileModel::Bpe(BpeFile::of(m, tokens, far_tokens)),
             Model::WordPiece(m) => FileModel::WordPiece(WordPieceFile::of(m, tokens, far_tokens)),
             Model::Unigram(m) => FileModel::Unigram(UnigramFile::of(m, tokens, far_tokens)),
+            Model::WordLevel(m) => FileModel::WordLevel(WordLevelFile::of(m, tokens, far_tokens)),
         }
     }
 
@@ -43,6 +46,7 @@ impl FileModel {
             FileModel::Bpe(f) => f.into_model(others)?.into(),
             FileModel::WordPiece(f) => f.into_model(others)?.into(),
             FileModel::Unigram(f) => f.into_model(others)?.into(),
+            FileModel::WordLevel(f) => f.into_model(others)?.into(),
         })
     }
 }

@@ -13,6 +13,7 @@ pub mod file;
 pub mod piece_cache;
 pub mod unigram;
 pub mod vocab;
+pub mod wordlevel;
 pub mod wordpiece;
 
 use crate::error::{Error, Result};
@@ -103,6 +104,7 @@ pub enum Model {
     Bpe(Bpe),
     WordPiece(WordPiece),
     Unigram(Unigram),
+    WordLevel(wordlevel::WordLevel),
 }
 
 macro_rules! each_model {
@@ -111,6 +113,7 @@ macro_rules! each_model {
             Model::Bpe($m) => $body,
             Model::WordPiece($m) => $body,
             Model::Unigram($m) => $body,
+            Model::WordLevel($m) => $body,
         }
     };
 }
@@ -195,6 +198,12 @@ impl From<Bpe> for Model {
 impl From<WordPiece> for Model {
     fn from(m: WordPiece) -> Self {
         Model::WordPiece(m)
+    }
+}
+
+impl From<wordlevel::WordLevel> for Model {
+    fn from(m: wordlevel::WordLevel) -> Self {
+        Model::WordLevel(m)
     }
 }
 

@@ -66,6 +66,19 @@ impl PyTokenizerJson {
         py.detach(|| self.inner.wordpiece(settings)).map(CoreTokenizer::new).map_err(to_py)
     }
 
+    /// The WordLevel tokenizer this file describes, given its unknown token and the specs of
+    /// its normalizer and pre-tokenizer.
+    #[pyo3(signature = (*, unk_token, normalizer, pretokenizer))]
+    fn wordlevel(
+        &self,
+        py: Python<'_>,
+        unk_token: &str,
+        normalizer: &str,
+        pretokenizer: &str,
+    ) -> PyResult<CoreTokenizer> {
+        py.detach(|| self.inner.wordlevel(unk_token, normalizer, pretokenizer)).map(CoreTokenizer::new).map_err(to_py)
+    }
+
     /// How many entries the model's vocabulary has, and whether it came with scores (a Unigram
     /// model's list of `[piece, score]`).
     #[getter]

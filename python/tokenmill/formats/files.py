@@ -111,6 +111,8 @@ class FileMethods:
         model_type = sections["model"].get("type")
         if model_type == "WordPiece":
             tok = cls(wordpiece.read_tokenizer_json(document, sections, str(p)))
+        elif model_type == "WordLevel":
+            tok = cls(hf.read_wordlevel(document, sections, str(p)))
         elif model_type == "Unigram":
             tok = cls(huggingface_sentencepiece.read_tokenizer_json(document, sections, str(p)))
         elif model_type == "BPE" and huggingface_char_bpe.is_char_level(sections):

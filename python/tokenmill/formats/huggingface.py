@@ -205,6 +205,21 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
     )
 
 
+def read_wordlevel(document: _core.TokenizerJson, data: dict[str, Any], where: str) -> _core.CoreTokenizer:
+    """A WordLevel tokenizer from a `tokenizer.json`: each piece the pre-tokenizer cuts is a word
+    of the vocabulary or the unknown token."""
+    unk_token = data["model"].get("unk_token", "<unk>")
+    if not isinstance(unk_token, str):
+        raise _core.FormatError(f"{where}: model.unk_token must be a string, not {unk_token!r}")
+    pre = data.get("pre_tokenizer")
+    steps = [] if pre is None else pre["pretokenizers"] if pre.get("type") == "Sequence" else [pre]
+    return document.wordlevel(
+        unk_token=unk_token,
+        normalizer="+".join(_normalizer_spec(data.get("normalizer"), where)) or "none",
+        pretokenizer=hf_splits(steps, where) if steps else "none",
+    )
+
+
 # Our `prefix_space` step: a space before a text segment (between special tokens) that does
 # not start with one. Hugging Face's ByteLevel `add_prefix_space` is not that: it runs in the
 # pre-tokenizer, on every piece an earlier Split made ("a b" → " a", " b"). Normalizers run on
