@@ -26,6 +26,9 @@ PRE_TOKENIZERS: dict[str, Callable[[], pre_tokenizers.PreTokenizer]] = {
     "Bert": pre_tokenizers.BertPreTokenizer,
     "CharDelimiterSplit": lambda: pre_tokenizers.CharDelimiterSplit(" "),
     "FixedLength": lambda: pre_tokenizers.FixedLength(4),
+    "UnicodeScripts": lambda: pre_tokenizers.Sequence(
+        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.UnicodeScripts()]
+    ),
     **{f"Punctuation-{b}": (lambda b=b: pre_tokenizers.Punctuation(b)) for b in BEHAVIORS},  # type: ignore[misc]
     **{
         f"Split-{b}-{invert}": (lambda b=b, invert=invert: pre_tokenizers.Split(Regex(r"\s+|[,.]"), b, invert))  # type: ignore[misc]
@@ -138,11 +141,25 @@ def test_saved_files_keep_the_pre_tokenizer(
         assert again.encode(text).ids == hf.encode(text).ids
 
 
+def test_unicode_scripts_on_every_code_point() -> None:
+    """tokenizers' script table is older than today's Unicode: every code point, next to
+    characters of six scripts and in runs of its neighbours, is cut as tokenizers cuts it."""
+    pre = pre_tokenizers.UnicodeScripts()
+    spec = "hf:" + json.dumps({"type": "UnicodeScripts"})
+    code_points = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    for k in range(0, len(code_points), 2048):
+        chunk = [chr(c) for c in code_points[k : k + 2048]]
+        texts = ["".join(chunk)] + [anchor.join(["", *chunk, ""]) for anchor in ["a", "中", "1", "\u0301", "а", "ا"]]
+        for text in texts:
+            assert tokenmill.split(spec, text) == [p for p, _ in pre.pre_tokenize_str(text)], hex(code_points[k])
+
+
 def test_components_tokenmill_cannot_run_are_refused_by_name(corpus: str, tmp_path: Path) -> None:
     hf = _train("wordpiece", pre_tokenizers.Whitespace(), corpus[:20_000])
     doc = json.loads(hf.to_str())
     for pre, named in [
-        ({"type": "UnicodeScripts"}, "UnicodeScripts"),
+        ({"type": "Nonesuch"}, "Nonesuch"),
+        ({"type": "Metaspace", "replacement": "_"}, "Metaspace"),
         ({"type": "Split", "pattern": {"Regex": "("}, "behavior": "Removed", "invert": False}, "("),
         ({"type": "Split", "pattern": {"Regex": "a"}, "behavior": "Sideways", "invert": False}, "Sideways"),
     ]:

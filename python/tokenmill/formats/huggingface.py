@@ -90,7 +90,10 @@ def _pre_tokenizer(node: Any, where: str) -> tuple[str, bool, bool]:
     # see GPT-2's byte spelling of the text ("Ġ" for a space), which tokenmill never builds.
     *before, byte_level = steps
     if byte_level.get("add_prefix_space", False):
-        raise _core.FormatError(f"{where}: ByteLevel add_prefix_space after other pre-tokenizers is not supported")
+        raise _core.FormatError(
+            f"{where}: ByteLevel add_prefix_space after a Split (or another pre-tokenizer) is not supported: "
+            "it puts a space before every piece"
+        )
     return hf_splits([*before, byte_level], where), False, False
 
 

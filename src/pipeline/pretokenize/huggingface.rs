@@ -62,6 +62,8 @@ enum Step {
     },
     /// Pieces of this many characters (the last one shorter).
     FixedLength(usize),
+    /// A cut wherever the Unicode script changes (`UnicodeScripts`).
+    Scripts,
 }
 
 /// A Hugging Face pre-tokenizer made of splitting steps.
@@ -130,6 +132,29 @@ fn run<'t>(steps: &[Step], text: &'t str, f: &mut dyn FnMut(&'t str) -> Result<(
             }
             Ok(())
         }
+        Step::Scripts => {
+            // As tokenizers cuts: before each character whose script differs from the last
+            // script seen; spaces (and characters of no script) neither cut nor count, and what
+            // comes before the first cut is dropped.
+            let mut cuts = Vec::new();
+            let mut last = None;
+            for (i, c) in text.char_indices() {
+                let script = hf_script(c);
+                if script.is_some() && last != Some(script) {
+                    cuts.push(i);
+                }
+                if script.is_some() {
+                    last = Some(script);
+                }
+            }
+            cuts.push(text.len());
+            for w in cuts.windows(2) {
+                if w[1] > w[0] {
+                    run(rest, &text[w[0]..w[1]], f)?;
+                }
+            }
+            Ok(())
+        }
         Step::Split { delimiter, behavior, invert } => {
             let matches = find_matches(delimiter, text)?;
             for (start, end) in pieces(matches, *behavior, *invert) {
@@ -139,6 +164,27 @@ fn run<'t>(steps: &[Step], text: &'t str, f: &mut dyn FnMut(&'t str) -> Result<(
             }
             Ok(())
         }
+    }
+}
+
+/// The script `UnicodeScripts` gives `c`: kana and the prolonged sound mark count as Han; a
+/// space and characters unassigned in its (older) Unicode tables have none (`None`).
+fn hf_script(c: char) -> Option<unicode_script::Script> {
+    use unicode_script::{Script, UnicodeScript};
+    if c == ' ' {
+        return None;
+    }
+    if c == '\u{30FC}' {
+        return Some(Script::Han);
+    }
+    if crate::util::hf_scripts::unassigned_then().contains(c) {
+        return None;
+    }
+    let c = crate::util::hf_scripts::script_then(c).unwrap_or(c);
+    match c.script() {
+        Script::Unknown => None,
+        Script::Hiragana | Script::Katakana => Some(Script::Han),
+        s => Some(s),
     }
 }
 
@@ -311,6 +357,7 @@ fn read_node(node: &Value, steps: &mut Vec<Step>, depth: usize) -> Result<()> {
             };
             steps.push(Step::FixedLength(usize::try_from(length).unwrap_or(usize::MAX)));
         }
+        "UnicodeScripts" => steps.push(Step::Scripts),
         "ByteLevel" => {
             if flag("add_prefix_space", true)? {
                 return Err(bad(
@@ -324,8 +371,8 @@ fn read_node(node: &Value, steps: &mut Vec<Step>, depth: usize) -> Result<()> {
         other => {
             return Err(Error::config(format!(
                 "pre-tokenizer {other} is not one tokenmill runs exactly (it runs Whitespace, WhitespaceSplit, \
-                 BertPreTokenizer, Punctuation, Digits, CharDelimiterSplit, Split, FixedLength, ByteLevel and \
-                 Sequences of them here)"
+                 BertPreTokenizer, Punctuation, Digits, CharDelimiterSplit, Split, FixedLength, UnicodeScripts, \
+                 ByteLevel and Sequences of them here)"
             )))
         }
     }
@@ -398,7 +445,7 @@ mod tests {
     fn what_it_cannot_run_is_an_error_naming_it() {
         for (json, named) in [
             (r#"{"type":"Metaspace","replacement":"▁"}"#, "Metaspace"),
-            (r#"{"type":"UnicodeScripts"}"#, "UnicodeScripts"),
+            (r#"{"type":"Nonesuch"}"#, "Nonesuch"),
             (r#"{"type":"ByteLevel","add_prefix_space":true}"#, "add_prefix_space"),
             (r#"{"type":"Split","pattern":{"Regex":"("},"behavior":"Removed","invert":false}"#, "("),
             (r#"{"type":"Split","pattern":{"Regex":"a"},"behavior":"Sideways","invert":false}"#, "Sideways"),
