@@ -123,6 +123,27 @@ impl Tokenizer {
         self.splitter.specials.strips()
     }
 
+    /// This tokenizer with the special tokens `words` names matched only as words of their own
+    /// (Hugging Face's `single_word`).
+    pub fn with_single_word_specials(mut self, words: &[String]) -> Result<Self> {
+        if words.is_empty() {
+            return Ok(self);
+        }
+        let splitter = &self.splitter;
+        let specials = splitter.specials.clone().with_single_words(words)?;
+        self.splitter = std::sync::Arc::new(WordSplitter {
+            normalizer: splitter.normalizer.clone(),
+            pretokenizer: splitter.pretokenizer.clone(),
+            specials,
+        });
+        Ok(self)
+    }
+
+    /// The special tokens matched only as words of their own.
+    pub fn single_word_specials(&self) -> Vec<String> {
+        self.splitter.specials.single_words()
+    }
+
     /// This tokenizer, leaving out exactly `ids` when decoding skips special tokens.
     pub fn with_skipped_on_decode(mut self, mut ids: Vec<u32>) -> Self {
         ids.sort_unstable();

@@ -349,3 +349,36 @@ def test_added_tokens_that_take_in_whitespace(tmp_path: Path, stdlib_text: str, 
             assert loaded.encode(text, allowed_special="all") == theirs.ids, text
             ours = loaded.encode_for_model(text, add_special_tokens=False)
             assert (ours.ids, ours.offsets) == (theirs.ids, theirs.offsets), text
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    text=st.lists(
+        st.sampled_from(["<m>", "ony", "pony", " ", "_", "a", "1", "é", ",", "<m>ony", "\n", "ony<m>"]), max_size=10
+    ).map("".join)
+)
+def test_single_word_added_tokens(single_word_pair, text: str) -> None:  # type: ignore[no-untyped-def]
+    """An added token marked `single_word` matches only with no word character (`\\w`) right
+    before or after it, judged on the whole text as `tokenizers` judges it."""
+    hf, loaded = single_word_pair
+    theirs = hf.encode(text, add_special_tokens=False)
+    for tok in loaded:
+        ours = tok.encode_for_model(text, add_special_tokens=False)
+        assert (ours.ids, ours.offsets) == (theirs.ids, theirs.offsets), text
+
+
+@pytest.fixture(scope="module")
+def single_word_pair(tmp_path_factory: pytest.TempPathFactory, stdlib_text: str, multilingual_text: str):  # type: ignore[no-untyped-def]
+    from tokenizers import AddedToken
+
+    tmp = tmp_path_factory.mktemp("single")
+    hf = hf_trained("bytelevel", [stdlib_text[:50_000], multilingual_text])
+    hf.add_special_tokens([AddedToken("ony", single_word=True), AddedToken("<m>", single_word=True, lstrip=True)])
+    path = tmp / "t.json"
+    hf.save(str(path))
+    hf = HFTokenizer.from_file(str(path))
+    tok = tokenmill.Tokenizer.from_huggingface(path)
+    tok.save(tmp / "own.json")
+    tok.to_huggingface(tmp / "back.json")
+    loaded = [tok, tokenmill.Tokenizer.load(tmp / "own.json"), tokenmill.Tokenizer.from_huggingface(tmp / "back.json")]
+    return hf, loaded

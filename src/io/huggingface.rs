@@ -43,6 +43,8 @@ pub struct HfDocument {
     pub special: Vec<u32>,
     /// The added tokens that take in the whitespace around them: (content, lstrip, rstrip).
     pub strips: Vec<(String, bool, bool)>,
+    /// The added tokens matched only as words of their own.
+    pub single_words: Vec<String>,
     /// The `post_processor`, `truncation` and `padding` sections (`huggingface_inputs.rs`).
     pub inputs: ModelInputs,
     /// The `decoder` section (also in `sections`), for models that decode with it.
@@ -77,6 +79,9 @@ struct AddedToken {
     lstrip: bool,
     #[serde(default)]
     rstrip: bool,
+    /// Whether it is matched only as a word of its own.
+    #[serde(default)]
+    single_word: bool,
 }
 
 fn yes() -> bool {
@@ -133,6 +138,7 @@ impl HfDocument {
         let mut added = Vec::new();
         let mut special = Vec::new();
         let mut strips = Vec::new();
+        let mut single_words = Vec::new();
         for (key, value) in raw {
             match key {
                 "model" => {
@@ -145,6 +151,7 @@ impl HfDocument {
                         serde_json::from_str(value.get()).map_err(|e| bad(format!("added_tokens: {e}")))?;
                     let tokens = tokens.unwrap_or_default();
                     special = tokens.iter().filter(|t| t.special).map(|t| t.id).collect();
+                    single_words = tokens.iter().filter(|t| t.single_word).map(|t| t.content.clone()).collect();
                     strips = tokens
                         .iter()
                         .filter(|t| t.lstrip || t.rstrip)
@@ -198,6 +205,7 @@ impl HfDocument {
             added,
             special,
             strips,
+            single_words,
             inputs,
             decoder,
             sections: serde_json::Value::Object(top).to_string(),
@@ -240,6 +248,7 @@ impl HfDocument {
     fn finish(&self, tok: Tokenizer) -> Result<Tokenizer> {
         tok.with_skipped_on_decode(self.special.clone())
             .with_special_strips(&self.strips)
+            .and_then(|tok| tok.with_single_word_specials(&self.single_words))
             .map_err(|e| self.error(format!("added_tokens: {e}")))
     }
 

@@ -57,6 +57,9 @@ struct File {
     /// Special tokens that take in the whitespace around them: (text, lstrip, rstrip).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     special_strips: Vec<(String, bool, bool)>,
+    /// Special tokens matched only as words of their own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    single_word_specials: Vec<String>,
     /// The tokens decoding leaves out when it skips special tokens, where the tokenizer came with
     /// such a list (`Tokenizer::skip_list`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -88,6 +91,7 @@ pub fn to_json(tok: &Tokenizer) -> String {
         hf_decoder: tok.hf_decoder().cloned(),
         skipped_on_decode: tok.skip_list().map(<[u32]>::to_vec),
         special_strips: tok.special_strips(),
+        single_word_specials: tok.single_word_specials(),
         model,
     };
     serde_json::to_string(&file).expect("tokenizer serializes")
@@ -132,7 +136,7 @@ fn assemble(file: File) -> Result<Tokenizer> {
         normalizer = normalizer.with_sentencepiece(spec);
     }
     let mut tok = Tokenizer::new(normalizer, pretokenizer, model);
-    tok = tok.with_special_strips(&file.special_strips)?;
+    tok = tok.with_special_strips(&file.special_strips)?.with_single_word_specials(&file.single_word_specials)?;
     if let Some(ids) = file.skipped_on_decode {
         if let Some(&id) = ids.iter().find(|&&id| tok.vocab().token_bytes(id).is_err()) {
             return Err(Error::config(format!("skipped_on_decode names id {id}, which no token holds")));

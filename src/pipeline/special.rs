@@ -16,6 +16,9 @@ pub struct SpecialTokens {
     /// For each token, whether a match takes in the whitespace before it (`lstrip`) and after it
     /// (`rstrip`), as Hugging Face's added tokens may (RoBERTa's `<mask>`).
     strips: Vec<(bool, bool)>,
+    /// For each token, whether it is matched only as a word of its own (no word character, `\w`,
+    /// right before or after it: Hugging Face's `single_word`).
+    single_word: Vec<bool>,
     matcher: Option<AhoCorasick>,
 }
 
@@ -33,7 +36,8 @@ impl SpecialTokens {
             )
         };
         let strips = vec![(false, false); tokens.len()];
-        SpecialTokens { tokens, strips, matcher }
+        let single_word = vec![false; tokens.len()];
+        SpecialTokens { tokens, strips, single_word, matcher }
     }
 
     /// These tokens, the ones `strips` names (text, lstrip, rstrip) taking in the whitespace
@@ -52,6 +56,26 @@ impl SpecialTokens {
             }
         }
         Ok(self)
+    }
+
+    /// These tokens, those named in `words` matched only as words of their own. A name that is
+    /// not a special token is an error.
+    pub fn with_single_words(mut self, words: &[String]) -> crate::error::Result<Self> {
+        for text in words {
+            let k = self.tokens.iter().position(|(t, _)| t == text);
+            let k = k.ok_or_else(|| crate::error::Error::config(format!("{text:?} is not a special token")))?;
+            for (j, (t, _)) in self.tokens.iter().enumerate().skip(k) {
+                if t == text {
+                    self.single_word[j] = true;
+                }
+            }
+        }
+        Ok(self)
+    }
+
+    /// The tokens matched only as words of their own.
+    pub fn single_words(&self) -> Vec<String> {
+        self.tokens.iter().zip(&self.single_word).filter(|(_, &w)| w).map(|((t, _), _)| t.clone()).collect()
     }
 
     /// The tokens that take in whitespace: (text, lstrip, rstrip).
@@ -89,6 +113,17 @@ impl SpecialTokens {
                 continue; // inside the whitespace an earlier token took in
             }
             let (token, id) = &self.tokens[m.pattern().as_usize()];
+            if self.single_word[m.pattern().as_usize()] {
+                // Judged against the whole text, as tokenizers does: a word character before
+                // the match (even inside an earlier token) or after it, and it is not one.
+                let before = text[..m.start()].chars().next_back();
+                let after = text[m.end()..].chars().next();
+                if before.is_some_and(regex_syntax::is_word_character)
+                    || after.is_some_and(regex_syntax::is_word_character)
+                {
+                    continue;
+                }
+            }
             if !recognise(token)? {
                 continue;
             }
@@ -131,6 +166,20 @@ mod tests {
         )
         .unwrap();
         out
+    }
+
+    #[test]
+    fn single_word_tokens_match_only_between_non_word_characters() {
+        let s = SpecialTokens::new(&[("ony".into(), 7)]).with_single_words(&["ony".into()]).unwrap();
+        assert_eq!(segments(&s, "ony"), [Segment::Special { text: "ony", id: 7 }]);
+        assert_eq!(segments(&s, "pony"), [Segment::Text("pony")]);
+        assert_eq!(
+            segments(&s, "a ony, b"),
+            [Segment::Text("a "), Segment::Special { text: "ony", id: 7 }, Segment::Text(", b")]
+        );
+        assert_eq!(segments(&s, "ony_"), [Segment::Text("ony_")]);
+        assert_eq!(s.single_words(), ["ony"]);
+        assert!(SpecialTokens::new(&[]).with_single_words(&["x".into()]).is_err());
     }
 
     #[test]

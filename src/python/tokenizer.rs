@@ -337,6 +337,11 @@ impl CoreTokenizer {
         self.inner.special_strips()
     }
 
+    /// The special tokens matched only as words of their own (Hugging Face's `single_word`).
+    fn single_word_specials(&self) -> Vec<String> {
+        self.inner.single_word_specials()
+    }
+
     /// A token as its vocabulary spells it (`Ġworld` in a byte-level vocabulary).
     fn token_string(&self, id: u32) -> PyResult<String> {
         self.inner.token_string(id).map_err(to_py)

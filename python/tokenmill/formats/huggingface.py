@@ -271,13 +271,15 @@ def hf_normalizers(spec: str) -> list[dict[str, Any]]:
 def added_tokens(specials: dict[str, int], core: _core.CoreTokenizer | None = None) -> list[dict[str, Any]]:
     """Special tokens as `tokenizer.json` added tokens, by id (matched whole, never normalized);
     those `core` keeps when decoding skips special tokens are not `special`, and those it lets take
-    in the whitespace around them say so (`lstrip`, `rstrip`)."""
+    in the whitespace around them (`lstrip`, `rstrip`) or matches only as words (`single_word`)
+    say so."""
     strips = {} if core is None else {t: (left, right) for t, left, right in core.special_strips()}
+    single = set() if core is None else set(core.single_word_specials())
     return [
         {
             "id": i,
             "content": t,
-            "single_word": False,
+            "single_word": t in single,
             "lstrip": strips.get(t, (False, False))[0],
             "rstrip": strips.get(t, (False, False))[1],
             "normalized": False,
