@@ -135,6 +135,8 @@ def test_saved_files_keep_the_pre_tokenizer(
         ids = hf.encode(text).ids
         assert again.decode(ids) == hf.decode(ids, skip_special_tokens=False)
         if kind == "wordlevel":
+            with pytest.raises(tokenmill.ConfigError, match="WordLevel"):
+                tok.to_huggingface(tmp_path / "tokenizer.json")
             continue
         tok.to_huggingface(tmp_path / "tokenizer.json")
         again = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))

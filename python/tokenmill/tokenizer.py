@@ -55,7 +55,7 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
 
     @property
     def model_type(self) -> str:
-        """`"bpe"`, `"wordpiece"` or `"unigram"`."""
+        """`"bpe"`, `"wordpiece"`, `"unigram"` or `"wordlevel"` (read from Hugging Face files)."""
         return self._core.model_type
 
     def model_config(self) -> dict[str, Any]:
