@@ -171,3 +171,34 @@ def test_components_tokenmill_cannot_run_are_refused_by_name(corpus: str, tmp_pa
         with pytest.raises(tokenmill.FormatError, match=named.replace("(", r"\(")) as e:
             tokenmill.Tokenizer.from_huggingface(path)
         assert str(path) in str(e.value)
+
+
+COMPOSING = st.sampled_from(
+    ["e", "\u0301", "\u0327", "\u0323", "\u1100", "\u1161", "\u11a8", "가", "\uff76", "\uff9e", "ﬁ", "é", "x", " "]
+    + ["Å", "\u212b", "\u0344", "\u0f73", "ǅ", "\u0958", "\u1e9b", "\u0300"]
+)
+
+
+@pytest.fixture(scope="module", params=["NFC", "NFKC", "NFD", "NFKD"])
+def unicode_form_pair(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple:  # type: ignore[type-arg]
+    from tokenizers import normalizers
+
+    # One token per byte: the offsets show where each normalized byte came from.
+    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
+    hf = Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    hf.normalizer = getattr(normalizers, request.param)()
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    path = tmp_path_factory.mktemp("nf") / "tokenizer.json"
+    hf.save(str(path))
+    return hf, tokenmill.Tokenizer.from_huggingface(path)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(COMPOSING, min_size=1, max_size=8).map("".join))
+def test_offsets_where_unicode_forms_compose_and_decompose(unicode_form_pair, text: str) -> None:  # type: ignore[no-untyped-def]
+    """Composed, decomposed and reordered characters get tokenizers' offsets: each normalized
+    character from one source character (a composition from its first part, an added part
+    from the character it came out of)."""
+    hf, tok = unicode_form_pair
+    theirs, ours = hf.encode(text), tok.encode_for_model(text)
+    assert (ours.ids, ours.offsets) == (theirs.ids, theirs.offsets)

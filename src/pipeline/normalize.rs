@@ -245,6 +245,86 @@ impl Normalizer {
     }
 }
 
+/// A Unicode normal form of `text` with the alignment Hugging Face's normalizers give it: each
+/// output character comes from one source character. Decomposing, a character's first part
+/// takes its place and the others are added after it (aligned with it); reordering marks moves
+/// those places with them; composing, the result takes the place of its first part and the
+/// others' places are dropped. The places are then handed out in order: a character that takes
+/// a place gets the next source character, one that was added the one before.
+fn unicode_form_aligned(text: &str, form: Step) -> Option<(String, Alignment)> {
+    use unicode_normalization::char::{
+        canonical_combining_class as ccc, compose, decompose_canonical, decompose_compatible,
+    };
+    // (character, change): 0 takes a place, +1 is added, -n takes a place and drops n more.
+    let mut chars: Vec<(char, isize)> = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        let mut first = true;
+        let mut push = |d: char| {
+            chars.push((d, if first { 0 } else { 1 }));
+            first = false;
+        };
+        match form {
+            Step::Nfd | Step::Nfc => decompose_canonical(c, &mut push),
+            _ => decompose_compatible(c, &mut push),
+        }
+    }
+    // Canonical order: each run of non-starters sorted by combining class, stably.
+    let mut i = 0;
+    while i < chars.len() {
+        if ccc(chars[i].0) == 0 {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && ccc(chars[i].0) != 0 {
+            i += 1;
+        }
+        chars[start..i].sort_by_key(|&(c, _)| ccc(c));
+    }
+    if matches!(form, Step::Nfc | Step::Nfkc) {
+        let mut out: Vec<(char, isize)> = Vec::with_capacity(chars.len());
+        let mut starter: Option<usize> = None;
+        let mut last_class: Option<u8> = None;
+        for (c, change) in chars {
+            let class = ccc(c);
+            if let Some(s) = starter {
+                // Not blocked: nothing in between, or everything in between of a lower class.
+                let blocked = matches!(last_class, Some(l) if l == 0 || l >= class);
+                if !blocked {
+                    if let Some(composed) = compose(out[s].0, c) {
+                        out[s] = (composed, out[s].1 + change - 1);
+                        continue;
+                    }
+                }
+            }
+            if class == 0 {
+                starter = Some(out.len());
+                last_class = None;
+            } else {
+                last_class = Some(class);
+            }
+            out.push((c, change));
+        }
+        chars = out;
+    }
+    let sources: Vec<(u32, u32)> = text.char_indices().map(|(i, c)| (i as u32, (i + c.len_utf8()) as u32)).collect();
+    let mut next = 0usize;
+    let mut normalized = String::with_capacity(text.len());
+    let mut align = Vec::with_capacity(text.len());
+    for (c, change) in chars {
+        let source = if change > 0 {
+            next.checked_sub(1).map_or((0, 0), |k| sources[k])
+        } else {
+            let here = *sources.get(next)?;
+            next += 1 + (-change) as usize;
+            here
+        };
+        normalized.push(c);
+        align.extend(std::iter::repeat_n(source, c.len_utf8()));
+    }
+    Some((normalized, align))
+}
+
 /// The CJK ideograph blocks BERT puts spaces around.
 fn is_cjk_ideograph(c: char) -> bool {
     matches!(c as u32,
@@ -299,6 +379,11 @@ impl Normalizer {
         if text.is_ascii() {
             if let Some(aligned) = self.ascii_aligned(text, prefix).filter(|(out, _)| *out == *whole) {
                 return (whole, Some(aligned.1));
+            }
+        }
+        if let [form @ (Step::Nfc | Step::Nfd | Step::Nfkc | Step::Nfkd)] = self.steps.as_slice() {
+            if let Some(align) = unicode_form_aligned(text, *form).filter(|(out, _)| *out == *whole) {
+                return (whole, Some(align.1));
             }
         }
         let align = self.stretch_aligned(text, &whole, prefix);
