@@ -104,12 +104,18 @@ impl Tokenizer {
 
     /// This tokenizer with the special tokens `strips` names (text, lstrip, rstrip) taking in the
     /// whitespace before or after them, as Hugging Face's added tokens may.
-    pub fn with_special_strips(mut self, strips: &[(String, bool, bool)]) -> Result<Self> {
+    pub fn with_special_strips(self, strips: &[(String, bool, bool)]) -> Result<Self> {
         if strips.is_empty() {
             return Ok(self);
         }
+        self.with_specials_changed(|specials| specials.with_strips(strips))
+    }
+
+    /// This tokenizer with its special tokens as `change` makes them (the splitter is shared
+    /// between clones, so it is rebuilt rather than changed in place).
+    fn with_specials_changed(mut self, change: impl FnOnce(SpecialTokens) -> Result<SpecialTokens>) -> Result<Self> {
         let splitter = &self.splitter;
-        let specials = splitter.specials.clone().with_strips(strips)?;
+        let specials = change(splitter.specials.clone())?;
         self.splitter = std::sync::Arc::new(WordSplitter {
             normalizer: splitter.normalizer.clone(),
             pretokenizer: splitter.pretokenizer.clone(),
@@ -125,18 +131,11 @@ impl Tokenizer {
 
     /// This tokenizer with the special tokens `words` names matched only as words of their own
     /// (Hugging Face's `single_word`).
-    pub fn with_single_word_specials(mut self, words: &[String]) -> Result<Self> {
+    pub fn with_single_word_specials(self, words: &[String]) -> Result<Self> {
         if words.is_empty() {
             return Ok(self);
         }
-        let splitter = &self.splitter;
-        let specials = splitter.specials.clone().with_single_words(words)?;
-        self.splitter = std::sync::Arc::new(WordSplitter {
-            normalizer: splitter.normalizer.clone(),
-            pretokenizer: splitter.pretokenizer.clone(),
-            specials,
-        });
-        Ok(self)
+        self.with_specials_changed(|specials| specials.with_single_words(words))
     }
 
     /// The special tokens matched only as words of their own.

@@ -324,6 +324,18 @@ def test_token_strings_are_the_vocabularys(loaded, multilingual_text: str) -> No
     assert tok.tokenize("Hello world") == hf.encode("Hello world", add_special_tokens=False).tokens
 
 
+def saved_three_ways(hf: HFTokenizer, tmp: Path) -> tuple[HFTokenizer, list[tokenmill.Tokenizer]]:
+    """`hf` saved and read back by tokenizers; tokenmill's tokenizer from that file, from its own
+    file, and from the tokenizer.json it writes back."""
+    path = tmp / "tokenizer.json"
+    hf.save(str(path))
+    tok = tokenmill.Tokenizer.from_huggingface(path)
+    tok.save(tmp / "own.json")
+    tok.to_huggingface(tmp / "back.json")
+    loaded = [tok, tokenmill.Tokenizer.load(tmp / "own.json"), tokenmill.Tokenizer.from_huggingface(tmp / "back.json")]
+    return HFTokenizer.from_file(str(path)), loaded
+
+
 def test_added_tokens_that_take_in_whitespace(tmp_path: Path, stdlib_text: str, multilingual_text: str) -> None:
     """RoBERTa's `<mask>` takes in the spaces before it (`lstrip`); a token may take in those after
     it (`rstrip`): ids and offsets as `tokenizers` gives them, kept by tokenmill's file and written
@@ -332,18 +344,9 @@ def test_added_tokens_that_take_in_whitespace(tmp_path: Path, stdlib_text: str, 
 
     hf = hf_trained("bytelevel", [stdlib_text[:100_000], multilingual_text])
     hf.add_special_tokens([AddedToken("<mask>", lstrip=True), AddedToken("<sep>", rstrip=True)])
-    path = tmp_path / "roberta_like.json"
-    hf.save(str(path))
-    hf = HFTokenizer.from_file(str(path))
-    tok = tokenmill.Tokenizer.from_huggingface(path)
-    tok.save(tmp_path / "own.json")
-    tok.to_huggingface(tmp_path / "back.json")
+    hf, loaded_all = saved_three_ways(hf, tmp_path)
     texts = ["Hello <mask>!", "a  \t<mask><mask> b<sep>  \n c", "<mask> x <sep>", "x<sep>", "  <mask>  "]
-    for loaded in (
-        tok,
-        tokenmill.Tokenizer.load(tmp_path / "own.json"),
-        tokenmill.Tokenizer.from_huggingface(tmp_path / "back.json"),
-    ):
+    for loaded in loaded_all:
         for text in texts:
             theirs = hf.encode(text, add_special_tokens=False)
             assert loaded.encode(text, allowed_special="all") == theirs.ids, text
@@ -371,14 +374,6 @@ def test_single_word_added_tokens(single_word_pair, text: str) -> None:  # type:
 def single_word_pair(tmp_path_factory: pytest.TempPathFactory, stdlib_text: str, multilingual_text: str):  # type: ignore[no-untyped-def]
     from tokenizers import AddedToken
 
-    tmp = tmp_path_factory.mktemp("single")
     hf = hf_trained("bytelevel", [stdlib_text[:50_000], multilingual_text])
     hf.add_special_tokens([AddedToken("ony", single_word=True), AddedToken("<m>", single_word=True, lstrip=True)])
-    path = tmp / "t.json"
-    hf.save(str(path))
-    hf = HFTokenizer.from_file(str(path))
-    tok = tokenmill.Tokenizer.from_huggingface(path)
-    tok.save(tmp / "own.json")
-    tok.to_huggingface(tmp / "back.json")
-    loaded = [tok, tokenmill.Tokenizer.load(tmp / "own.json"), tokenmill.Tokenizer.from_huggingface(tmp / "back.json")]
-    return hf, loaded
+    return saved_three_ways(hf, tmp_path_factory.mktemp("single"))

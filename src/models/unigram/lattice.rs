@@ -76,14 +76,19 @@ pub fn viterbi(model: &impl Pieces, text: &str, base: f32, path: &mut Vec<(u32, 
                 *to = (candidate, e.start, e.id);
             }
         });
-        let mut pos = text.len();
-        while pos > 0 {
-            let (_, start, id) = best[pos];
-            path.push((start, pos as u32, id));
-            pos = start as usize;
-        }
+        backtrack(best, path);
         best[text.len()].0
     })
+}
+
+/// The best cut from Viterbi's table, (start, end, id) from the end backwards.
+fn backtrack(best: &[(f32, u32, u32)], path: &mut Vec<(u32, u32, u32)>) {
+    let mut pos = best.len() - 1;
+    while pos > 0 {
+        let (_, start, id) = best[pos];
+        path.push((start, pos as u32, id));
+        pos = start as usize;
+    }
 }
 
 /// `viterbi` from `base`, and whether its cut is the same from every base of `base`'s binade
@@ -161,12 +166,7 @@ pub fn viterbi_in_binade(
                 }
             });
             sound &= slack[text.len()] == 0.0;
-            let mut pos = text.len();
-            while pos > 0 {
-                let (_, start, id) = best[pos];
-                path.push((start, pos as u32, id));
-                pos = start as usize;
-            }
+            backtrack(best, path);
             best[text.len()].0
         })
     });
