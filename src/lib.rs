@@ -10,6 +10,7 @@
 //! sets, the thread pool.
 //! Only `python` (behind the `python` cargo feature) knows about Python.
 
+pub mod cuts;
 pub mod error;
 pub mod io;
 pub mod models;

@@ -34,7 +34,7 @@ impl SpecialSet {
 }
 
 /// The most n-best work one call may ask for, in cuts × bytes of text.
-const NBEST_BUDGET: usize = 1 << 24;
+pub(crate) const NBEST_BUDGET: usize = 1 << 24;
 
 pub use crate::util::rng::SplitMix64;
 
@@ -383,7 +383,7 @@ impl Tokenizer {
     }
 
     /// The Unigram model, or an error naming what needs one.
-    fn unigram(&self, what: &str) -> Result<&Unigram> {
+    pub(crate) fn unigram(&self, what: &str) -> Result<&Unigram> {
         self.model().as_unigram().ok_or_else(|| {
             Error::config(format!("{what} needs a Unigram model; this one is {}", self.model().model_type()))
         })

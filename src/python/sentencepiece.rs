@@ -3,10 +3,12 @@
 
 use super::errors::to_py;
 use super::tokenizer::CoreTokenizer;
+use crate::cuts::CutPiece;
 use crate::error::Error;
 use crate::io::sentencepiece as sentencepiece_model;
 use crate::pipeline::precompiled_charsmap::PrecompiledCharsmap;
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyBytes;
 use std::path::PathBuf;
 
@@ -28,6 +30,60 @@ impl CoreTokenizer {
     fn with_sentencepiece_source(&self, data: &[u8]) -> CoreTokenizer {
         CoreTokenizer::new((*self.inner).clone().with_sentencepiece_source(data.into()))
     }
+
+    /// The pieces `encode_ordinary` gives, as (id, normalized text, start, end) with character
+    /// offsets into `text` (for `tokenmill.sentencepiece`'s pieces and protos).
+    fn best_pieces(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<PieceTuple>> {
+        let text: &str = &text;
+        let pieces = py.detach(|| self.inner.best_pieces(text)).map_err(to_py)?;
+        Ok(pieces.into_iter().map(piece_tuple).collect())
+    }
+
+    /// The `n` best cuts as pieces (see `best_pieces`) with their scores (Unigram).
+    fn nbest_pieces(&self, py: Python<'_>, text: PyBackedStr, n: usize) -> PyResult<Vec<(Vec<PieceTuple>, f32)>> {
+        let text: &str = &text;
+        let cuts = py.detach(|| self.inner.nbest_pieces(text, n)).map_err(to_py)?;
+        Ok(cuts.into_iter().map(|(pieces, score)| (pieces.into_iter().map(piece_tuple).collect(), score)).collect())
+    }
+
+    /// A sampled cut as pieces (see `best_pieces`) with its log-probability (Unigram).
+    fn sampled_pieces(
+        &self,
+        py: Python<'_>,
+        text: PyBackedStr,
+        alpha: f32,
+        seed: u64,
+    ) -> PyResult<(Vec<PieceTuple>, f64)> {
+        let text: &str = &text;
+        let (pieces, log_p) = py.detach(|| self.inner.sampled_pieces(text, alpha, seed)).map_err(to_py)?;
+        Ok((pieces.into_iter().map(piece_tuple).collect(), log_p))
+    }
+
+    /// The entropy of sampling `text`'s cuts with `alpha` (Unigram).
+    fn entropy(&self, py: Python<'_>, text: PyBackedStr, alpha: f32) -> PyResult<f64> {
+        let text: &str = &text;
+        py.detach(|| self.inner.entropy(text, alpha)).map_err(to_py)
+    }
+
+    /// `text` normalized, and for each byte of it the byte of `text` it starts from, then
+    /// `text`'s length (SentencePiece's `normalize(..., with_offsets=True)` on bytes).
+    fn normalize_aligned(&self, text: PyBackedStr) -> (String, Vec<u32>) {
+        let text: &str = &text;
+        let (normalized, align) = self.inner.normalizer().apply_aligned(text);
+        let mut starts: Vec<u32> = match align {
+            Some(a) => a.iter().map(|r| r.0).collect(),
+            None => (0..normalized.len() as u32).collect(),
+        };
+        starts.push(text.len() as u32);
+        (normalized.into_owned(), starts)
+    }
+}
+
+/// A piece for Python: (id, normalized text, start, end).
+type PieceTuple = (u32, String, u32, u32);
+
+fn piece_tuple(p: CutPiece) -> PieceTuple {
+    (p.id, p.normalized, p.start, p.end)
 }
 
 /// `_core.PrecompiledCharsmap`: a SentencePiece precompiled character map, checked once (the

@@ -303,6 +303,24 @@ def read_model(source: str | os.PathLike[str] | bytes) -> SentencePieceModel:
     return model
 
 
+def read_specs(data: bytes, where: str) -> SentencePieceModel:
+    """A `.model` file's trainer and normalizer specs without its pieces, which are most of its
+    bytes (the Rust reader has them): for what needs only the specs, such as the ids of
+    `<s>` and `</s>`, at a fraction of `read_model`'s cost.
+
+    >>> read_specs(model_bytes(SentencePieceModel()), "<bytes>").trainer_spec.bos_id
+    1
+    """
+    reader = _Reader(data, where)
+    model = SentencePieceModel()
+    names = {2: "trainer_spec", 3: "normalizer_spec", 5: "denormalizer_spec"}
+    for number, wire, value, _tag_at, _pos in reader.fields(0, len(data)):
+        if number in names and wire == _BYTES:
+            reader.merge(getattr(model, names[number]), *value, f"ModelProto.{names[number]}")
+            model.explicit.add(names[number])
+    return model
+
+
 # --- Wire format: writing. Fields go out in field-number order, as protobuf's C++ serializer
 # (which wrote the file) puts them, with unknown fields in their numbered place among them.
 

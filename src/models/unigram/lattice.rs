@@ -264,10 +264,10 @@ pub fn nbest(model: &impl Pieces, text: &str, n: usize) -> Vec<(Cut, f32)> {
 
 /// A cut of `text` drawn with probability proportional to exp(`alpha` × its score) (subword
 /// regularization): forward sums, then edges drawn backwards from the end. `uniform` gives
-/// numbers in [0, 1).
-pub fn sample(model: &impl Pieces, text: &str, alpha: f32, uniform: &mut impl FnMut() -> f64, out: &mut Cut) {
+/// numbers in [0, 1). Returns the log-probability of the cut drawn.
+pub fn sample(model: &impl Pieces, text: &str, alpha: f32, uniform: &mut impl FnMut() -> f64, out: &mut Cut) -> f64 {
     if text.is_empty() {
-        return;
+        return 0.0;
     }
     let ends = edges_by_end(model, text);
     let alpha = alpha as f64;
@@ -279,6 +279,7 @@ pub fn sample(model: &impl Pieces, text: &str, alpha: f32, uniform: &mut impl Fn
         }
     }
     let first = out.len();
+    let mut drawn = 0.0;
     let mut pos = text.len();
     while pos > 0 {
         let total = forward[pos];
@@ -293,9 +294,36 @@ pub fn sample(model: &impl Pieces, text: &str, alpha: f32, uniform: &mut impl Fn
             target -= p;
         }
         out.push((chosen.start, chosen.end, chosen.id));
+        drawn += alpha * chosen.score;
         pos = chosen.start as usize;
     }
     out[first..].reverse();
+    drawn - forward[text.len()]
+}
+
+/// The entropy (in nats) of the cuts `sample` draws from `text` with `alpha`. Forward sums
+/// carry, for each position, log Z of the ways in and their mean `alpha` × score; the entropy
+/// is log Z − E[`alpha` × score] at the end.
+pub fn entropy(model: &impl Pieces, text: &str, alpha: f64) -> f64 {
+    if text.is_empty() {
+        return 0.0;
+    }
+    let ends = edges_by_end(model, text);
+    let mut log_z = vec![f64::NEG_INFINITY; text.len() + 1];
+    let mut mean = vec![0.0; text.len() + 1];
+    log_z[0] = 0.0;
+    for pos in 1..=text.len() {
+        for e in &ends[pos] {
+            log_z[pos] = log_add(log_z[pos], log_z[e.start as usize] + alpha * e.score);
+        }
+        let mut m = 0.0;
+        for e in &ends[pos] {
+            let weight = (log_z[e.start as usize] + alpha * e.score - log_z[pos]).exp();
+            m += weight * (mean[e.start as usize] + alpha * e.score);
+        }
+        mean[pos] = m;
+    }
+    log_z[text.len()] - mean[text.len()]
 }
 
 /// Reused buffers for `expected_counts`: a text's edges in order of start, and the forward and

@@ -74,12 +74,12 @@ impl ModelInputs {
 }
 
 /// Character index of the character holding each byte of a text (identity for ASCII text).
-struct CharIndex {
+pub(crate) struct CharIndex {
     of_byte: Option<Vec<u32>>,
 }
 
 impl CharIndex {
-    fn new(text: &str) -> Self {
+    pub(crate) fn new(text: &str) -> Self {
         if text.is_ascii() {
             return CharIndex { of_byte: None };
         }
@@ -91,7 +91,7 @@ impl CharIndex {
     }
 
     /// Character offsets of the byte range `start..end` (a partial character counts whole).
-    fn span(&self, start: usize, end: usize) -> (u32, u32) {
+    pub(crate) fn span(&self, start: usize, end: usize) -> (u32, u32) {
         match &self.of_byte {
             None => (start as u32, end as u32),
             Some(of) => {
@@ -105,6 +105,17 @@ impl CharIndex {
     }
 }
 
+/// One token of `Tokenizer::for_each_aligned_token`: its id, the byte range of the original
+/// text it came from, the normalized text it spells (`None` when the model's tokens do not
+/// spell their piece, as WordPiece's `##` or byte-level tokens), and its word's index.
+pub struct AlignedToken<'a> {
+    pub id: u32,
+    pub start: usize,
+    pub end: usize,
+    pub normalized: Option<&'a str>,
+    pub word: u32,
+}
+
 impl Tokenizer {
     /// The model's tokens for `text` with character offsets into `text` and word indices:
     /// special tokens are matched in the text (as Hugging Face matches added tokens) and each
@@ -115,8 +126,24 @@ impl Tokenizer {
         let mut ids = Vec::with_capacity(text.len() / 3);
         let mut offsets = Vec::with_capacity(text.len() / 3);
         let mut words = Vec::with_capacity(text.len() / 3);
+        self.for_each_aligned_token(text, |token| {
+            ids.push(token.id);
+            offsets.push(chars.span(token.start, token.end));
+            words.push(Some(token.word));
+        })?;
+        let mut encoding = Encoding::from_model(ids, offsets, words);
+        encoding.type_ids = vec![type_id; encoding.len()];
+        Ok(encoding)
+    }
+
+    /// Calls `f` with each token of `text` as `encode` finds it (special tokens matched in the
+    /// text), with the byte range of `text` it came from, the normalized text it spells (when
+    /// the model's tokens spell their piece), and its word: a special token or a pre-tokenized
+    /// piece. A token that covers part of a character covers that character.
+    pub fn for_each_aligned_token(&self, text: &str, mut f: impl FnMut(AlignedToken<'_>)) -> Result<()> {
         let mut word = 0u32;
         let base_of = |part: &str| part.as_ptr() as usize - text.as_ptr() as usize;
+        let mut ids = Vec::new();
         self.splitter.specials.for_each_segment(
             text,
             |_| Ok::<bool, Error>(true),
@@ -124,9 +151,7 @@ impl Tokenizer {
                 match segment {
                     Segment::Special { text: t, id } => {
                         let start = base_of(t);
-                        ids.push(id);
-                        offsets.push(chars.span(start, start + t.len()));
-                        words.push(Some(word));
+                        f(AlignedToken { id, start, end: start + t.len(), normalized: Some(t), word });
                         word += 1;
                     }
                     Segment::Text(t) => {
@@ -145,28 +170,29 @@ impl Tokenizer {
                         let mut unigram_base = 0.0;
                         piece_cache::with_cache(self.cache_owner, |cache| {
                             self.splitter.pretokenizer.for_each_piece(&normalized, |piece| {
-                                let first = ids.len();
+                                ids.clear();
                                 let base_before = unigram_base;
                                 self.encode_piece(cache, piece, &mut unigram_base, &mut ids)?;
                                 let piece_start = piece.as_ptr() as usize - normalized.as_ptr() as usize;
-                                let piece_end = piece_start + piece.len();
-                                let lens = self.model.piece_lens(piece, &ids[first..], base_before);
+                                let lens = self.model.piece_lens(piece, &ids, base_before);
                                 match lens.filter(|l| l.iter().sum::<usize>() == piece.len()) {
                                     Some(lens) => {
                                         let mut at = piece_start;
-                                        for len in lens {
-                                            let (s, e) = original(at, at + len);
-                                            offsets.push(chars.span(s, e));
+                                        for (&id, len) in ids.iter().zip(lens) {
+                                            let (start, end) = original(at, at + len);
+                                            let spelled = &normalized[at..at + len];
+                                            f(AlignedToken { id, start, end, normalized: Some(spelled), word });
                                             at += len;
                                         }
                                     }
                                     // Tokens that do not spell their text: each covers the piece.
                                     None => {
-                                        let (s, e) = original(piece_start, piece_end);
-                                        offsets.extend(std::iter::repeat_n(chars.span(s, e), ids.len() - first));
+                                        let (start, end) = original(piece_start, piece_start + piece.len());
+                                        for &id in &ids {
+                                            f(AlignedToken { id, start, end, normalized: None, word });
+                                        }
                                     }
                                 }
-                                words.extend(std::iter::repeat_n(Some(word), ids.len() - first));
                                 word += 1;
                                 Ok(())
                             })
@@ -175,10 +201,7 @@ impl Tokenizer {
                 }
                 Ok(())
             },
-        )?;
-        let mut encoding = Encoding::from_model(ids, offsets, words);
-        encoding.type_ids = vec![type_id; encoding.len()];
-        Ok(encoding)
+        )
     }
 
     /// Model inputs for one text or a pair: truncated, post-processed and (if a fixed length is

@@ -13,7 +13,8 @@ pub mod encoding;
 mod inputs;
 
 pub use encoding::{Encoding, Side};
-pub use inputs::ModelInputs;
+pub(crate) use inputs::CharIndex;
+pub use inputs::{AlignedToken, ModelInputs};
 
 use crate::error::{Error, Result};
 use crate::models::vocab::Vocab;

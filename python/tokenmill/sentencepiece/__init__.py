@@ -1,0 +1,45 @@
+"""sentencepiece's interface on tokenmill's encoder: ``import tokenmill.sentencepiece as spm``.
+
+>>> import tokenmill.sentencepiece as spm
+>>> sp = spm.SentencePieceProcessor(model_file="spm.model")     # doctest: +SKIP
+>>> sp.decode(sp.encode("hello world"))                          # doctest: +SKIP
+'hello world'
+
+Classes, methods (under both spellings), arguments, results and exceptions are sentencepiece's
+(release 0.2.1, the API most code is written against): `SentencePieceProcessor` loads `.model`
+files and encodes with tokenmill's exact encoder, `SentencePieceTrainer` trains with tokenmill's
+trainers and writes `.model` files, `SentencePieceNormalizer` normalizes on its own.
+"""
+
+from tokenmill.sentencepiece.normalizer import SentencePieceNormalizer
+from tokenmill.sentencepiece.processor import SentencePieceProcessor, set_random_generator_seed
+from tokenmill.sentencepiece.proto import (
+    ImmutableNBestSentencePieceText,
+    ImmutableSentencePiece,
+    ImmutableSentencePieceText,
+)
+from tokenmill.sentencepiece.trainer import SentencePieceTrainer
+
+# The sentencepiece release whose behaviour this module follows.
+__version__ = "0.2.1"
+
+
+def set_min_log_level(v: int) -> None:
+    """Accepted for compatibility: tokenmill's trainers and encoder do not log."""
+
+
+SetRandomGeneratorSeed = set_random_generator_seed
+SetMinLogLevel = set_min_log_level
+
+__all__ = [
+    "ImmutableNBestSentencePieceText",
+    "ImmutableSentencePiece",
+    "ImmutableSentencePieceText",
+    "SentencePieceNormalizer",
+    "SentencePieceProcessor",
+    "SentencePieceTrainer",
+    "SetMinLogLevel",
+    "SetRandomGeneratorSeed",
+    "set_min_log_level",
+    "set_random_generator_seed",
+]
