@@ -23,13 +23,10 @@ pub struct CutPiece {
 impl Tokenizer {
     /// The pieces `encode_ordinary` gives for `text`, each with its text and place.
     pub fn best_pieces(&self, text: &str) -> Result<Vec<CutPiece>> {
-        let chars = CharIndex::new(text);
-        let mut out = Vec::with_capacity(text.len() / 3);
-        self.for_each_aligned_token(text, |t| {
-            let (start, end) = chars.span(t.start, t.end);
-            out.push(CutPiece { id: t.id, normalized: t.normalized.unwrap_or("").to_string(), start, end });
-        })?;
-        Ok(out)
+        let mut found = Vec::with_capacity(text.len() / 3);
+        self.for_each_aligned_token(text, |t| found.push((t.id, t.normalized_len)))?;
+        let (normalized, align) = self.normalizer().apply_aligned(text);
+        Ok(place(text, &normalized, align.as_deref(), found))
     }
 
     /// The `n` best cuts of `text` with their scores, best first (Unigram).
@@ -75,33 +72,48 @@ impl Tokenizer {
     ) -> Result<Vec<(Vec<CutPiece>, f64)>> {
         let model = self.unigram(what)?;
         let (normalized, align) = self.normalizer().apply_aligned(text);
-        let chars = CharIndex::new(text);
-        let original = |start: usize, end: usize| -> (u32, u32) {
-            let (s, e) = match &align {
-                None => (start, end),
-                Some(a) if start < end => (a[start].0 as usize, a[end - 1].1 as usize),
-                Some(a) => {
-                    let at = a.get(start).map_or(text.len(), |s| s.0 as usize);
-                    (at, at)
-                }
-            };
-            chars.span(s, e)
-        };
         let found = cuts(model, &normalized)?;
-        let bytes = normalized.as_bytes();
         Ok(found
             .into_iter()
             .map(|(cut, score)| {
-                let mut pieces = Vec::with_capacity(cut.len());
-                let mut at = 0;
-                model.emit(&normalized, cut.into_iter(), |id, len| {
-                    let (start, end) = original(at, at + len);
-                    let spelled = String::from_utf8_lossy(&bytes[at..at + len]).into_owned();
-                    pieces.push(CutPiece { id, normalized: spelled, start, end });
-                    at += len;
-                });
-                (pieces, score)
+                let mut ids = Vec::with_capacity(cut.len());
+                model.emit(&normalized, cut.into_iter(), |id, len| ids.push((id, len)));
+                (place(text, &normalized, align.as_deref(), ids), score)
             })
             .collect())
     }
+}
+
+/// Where in `text` each normalized byte position is, as SentencePiece reports it: a byte of
+/// the normalized text is at the start of what it came from, and its end at the end of what
+/// the last byte came from (so whitespace the normalizer removed inside the text belongs to
+/// the piece before it, and removed at the end to none).
+pub fn sentencepiece_positions(text: &str, normalized: &str, align: Option<&[(u32, u32)]>) -> Vec<u32> {
+    match align {
+        None => (0..=normalized.len() as u32).collect(),
+        Some(a) => {
+            let mut at: Vec<u32> = a.iter().map(|r| r.0).collect();
+            at.push(a.last().map_or(0, |r| r.1));
+            debug_assert!(at.iter().all(|&p| p as usize <= text.len()));
+            at
+        }
+    }
+}
+
+/// Pieces (id, bytes of normalized text) that tile `normalized`, placed in `text`.
+fn place(text: &str, normalized: &str, align: Option<&[(u32, u32)]>, ids: Vec<(u32, usize)>) -> Vec<CutPiece> {
+    let positions = sentencepiece_positions(text, normalized, align);
+    let chars = CharIndex::new(text);
+    let bytes = normalized.as_bytes();
+    let mut at = 0;
+    ids.into_iter()
+        .map(|(id, len)| {
+            let end_at = (at + len).min(bytes.len());
+            let (start, _) = chars.span(positions[at] as usize, positions[at] as usize);
+            let (end, _) = chars.span(positions[end_at] as usize, positions[end_at] as usize);
+            let spelled = String::from_utf8_lossy(&bytes[at..end_at]).into_owned();
+            at = end_at;
+            CutPiece { id, normalized: spelled, start, end }
+        })
+        .collect()
 }

@@ -65,17 +65,13 @@ impl CoreTokenizer {
         py.detach(|| self.inner.entropy(text, alpha)).map_err(to_py)
     }
 
-    /// `text` normalized, and for each byte of it the byte of `text` it starts from, then
-    /// `text`'s length (SentencePiece's `normalize(..., with_offsets=True)` on bytes).
+    /// `text` normalized, and for each byte of it (and its end) the byte of `text` it is at, as
+    /// SentencePiece's `normalize(..., with_offsets=True)` on bytes gives them.
     fn normalize_aligned(&self, text: PyBackedStr) -> (String, Vec<u32>) {
         let text: &str = &text;
         let (normalized, align) = self.inner.normalizer().apply_aligned(text);
-        let mut starts: Vec<u32> = match align {
-            Some(a) => a.iter().map(|r| r.0).collect(),
-            None => (0..normalized.len() as u32).collect(),
-        };
-        starts.push(text.len() as u32);
-        (normalized.into_owned(), starts)
+        let positions = crate::cuts::sentencepiece_positions(text, &normalized, align.as_deref());
+        (normalized.into_owned(), positions)
     }
 }
 

@@ -277,13 +277,14 @@ class SentencePieceProcessor:
             if sampling:
                 return self._finish(t, self._sampled(t, nbest_size, alpha), out_type, **opts)
             if out_type is int:
-                return self._with_options(self._tok.encode_ordinary(t), **opts)  # type: ignore[union-attr]
+                return self._with_options(self._core.encode_ordinary(t), **opts)
             return self._finish(t, self._core.best_pieces(t), out_type, **opts)
 
         if _is_batch(input):
             if out_type is int and not sampling:
                 texts = [_text(t) for t in input]
                 threads = None if num_threads is None or num_threads < 0 else max(1, num_threads)
+                self._core  # noqa: B018 - raises when nothing is loaded
                 ids = self._tok.encode_ordinary_batch(texts, num_threads=threads)  # type: ignore[union-attr]
                 return [self._with_options(x, **opts) for x in ids]
             return [one(t) for t in input]
@@ -375,11 +376,18 @@ class SentencePieceProcessor:
 
     def _proto(self, text: str, pieces: list[_Piece], score: float | None = None) -> ImmutableSentencePieceText:
         offsets = _byte_offsets(text)
+        kind = self._core.token_kind
         return ImmutableSentencePieceText(
             text,
             [
                 ImmutableSentencePiece(
-                    self._spell(p, False), p[0], text[p[2] : p[3]], p[2], p[3], (offsets[p[2]], offsets[p[3]])
+                    self._spell(p, False),
+                    p[0],
+                    text[p[2] : p[3]],
+                    p[2],
+                    p[3],
+                    (offsets[p[2]], offsets[p[3]]),
+                    partial=p[2] == p[3] and kind(p[0]) == "byte",
                 )
                 for p in pieces
             ],
@@ -547,14 +555,14 @@ class SentencePieceProcessor:
 
     def _decode_pieces(self, pieces: list[str]) -> tuple[list[bytes], list[int]]:
         """Each piece's bytes in the decoded text: pieces of the vocabulary decode as their ids
-        do; a piece it lacks stands for itself, as written."""
+        do; a piece it lacks stands for itself, as written, in the place of an unknown piece
+        (so the pieces around it decode as they would around one)."""
         ids = [self.PieceToId(p) for p in pieces]
-        known = [i for p, i in zip(pieces, ids, strict=True) if not (i == self._unk and p != self._pieces()[i])]
-        decoded = iter(self._core.decode_parts(known) if known else [])
-        parts = []
-        for p, i in zip(pieces, ids, strict=True):
-            literal = i == self._unk and p != self._pieces()[i]
-            parts.append(p.encode("utf-8") if literal else next(decoded))
+        spelled = self._pieces()
+        parts = self._core.decode_parts(ids) if ids else []
+        for k, (p, i) in enumerate(zip(pieces, ids, strict=True)):
+            if i == self._unk and p != spelled[i]:
+                parts[k] = p.encode("utf-8")
         return parts, ids
 
     def _decoded_proto(
@@ -567,7 +575,7 @@ class SentencePieceProcessor:
             out.append(ImmutableSentencePiece(piece, i, surface, char_at, char_at + n, (byte_at, byte_at + len(part))))
             byte_at += len(part)
             char_at += n
-        return ImmutableSentencePieceText(text if pieces else None, out)
+        return ImmutableSentencePieceText(text, out)
 
     # -- normalizing ---------------------------------------------------------------------------
     def Normalize(self, input: Any, with_offsets: bool | None = None) -> Any:
@@ -584,13 +592,13 @@ class SentencePieceProcessor:
         if not with_offsets:
             return normalized.encode("utf-8") if as_bytes else normalized
         if as_bytes:
-            return normalized.encode("utf-8"), starts
+            return normalized.encode("utf-8"), starts if normalized else []
         char_of = _char_index(text)
         offsets, at = [], 0
         for ch in normalized:
             offsets.append(char_of[starts[at]])
             at += len(ch.encode("utf-8"))
-        offsets.append(len(text))
+        offsets.append(char_of[starts[-1]])
         return normalized, offsets
 
     def override_normalizer_spec(self, **kwargs: Any) -> None:

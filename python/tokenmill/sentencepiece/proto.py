@@ -64,13 +64,22 @@ class ImmutableSentencePiece:
     """One piece: its string, id, the surface text it stands for, and where that is in the
     text (`begin`, `end`: characters in these objects, bytes in serialized protos)."""
 
-    __slots__ = ("_piece", "_id", "_surface", "_begin", "_end", "_byte_span")
+    __slots__ = ("_piece", "_id", "_surface", "_begin", "_end", "_byte_span", "_partial")
 
     def __init__(
-        self, piece: str, id: int, surface: str, begin: int, end: int, byte_span: tuple[int, int] | None = None
+        self,
+        piece: str,
+        id: int,
+        surface: str,
+        begin: int,
+        end: int,
+        byte_span: tuple[int, int] | None = None,
+        partial: bool = False,
     ) -> None:
         self._piece, self._id, self._surface, self._begin, self._end = piece, id, surface, begin, end
         self._byte_span = byte_span if byte_span is not None else (begin, end)
+        # A byte piece before the last of a character's: sentencepiece leaves its surface unset.
+        self._partial = partial
 
     piece = property(lambda self: self._piece)
     id = property(lambda self: self._id)
@@ -85,7 +94,7 @@ class ImmutableSentencePiece:
         return (
             _bytes_field(1, self._piece.encode("utf-8"))
             + _varint_field(2, self._id)
-            + _bytes_field(3, self._surface.encode("utf-8"))
+            + (b"" if self._partial else _bytes_field(3, self._surface.encode("utf-8")))
             + _varint_field(4, begin)
             + _varint_field(5, end)
         )

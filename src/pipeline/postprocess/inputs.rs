@@ -113,6 +113,9 @@ pub struct AlignedToken<'a> {
     pub start: usize,
     pub end: usize,
     pub normalized: Option<&'a str>,
+    /// Bytes of the normalized text it covers (0 for a special token or a token that shares
+    /// its piece with others).
+    pub normalized_len: usize,
     pub word: u32,
 }
 
@@ -151,7 +154,14 @@ impl Tokenizer {
                 match segment {
                     Segment::Special { text: t, id } => {
                         let start = base_of(t);
-                        f(AlignedToken { id, start, end: start + t.len(), normalized: Some(t), word });
+                        f(AlignedToken {
+                            id,
+                            start,
+                            end: start + t.len(),
+                            normalized: Some(t),
+                            normalized_len: 0,
+                            word,
+                        });
                         word += 1;
                     }
                     Segment::Text(t) => {
@@ -180,8 +190,16 @@ impl Tokenizer {
                                         let mut at = piece_start;
                                         for (&id, len) in ids.iter().zip(lens) {
                                             let (start, end) = original(at, at + len);
-                                            let spelled = &normalized[at..at + len];
-                                            f(AlignedToken { id, start, end, normalized: Some(spelled), word });
+                                            // None inside a character (a byte-fallback token).
+                                            let spelled = normalized.get(at..at + len);
+                                            f(AlignedToken {
+                                                id,
+                                                start,
+                                                end,
+                                                normalized: spelled,
+                                                normalized_len: len,
+                                                word,
+                                            });
                                             at += len;
                                         }
                                     }
@@ -189,7 +207,14 @@ impl Tokenizer {
                                     None => {
                                         let (start, end) = original(piece_start, piece_start + piece.len());
                                         for &id in &ids {
-                                            f(AlignedToken { id, start, end, normalized: None, word });
+                                            f(AlignedToken {
+                                                id,
+                                                start,
+                                                end,
+                                                normalized: None,
+                                                normalized_len: 0,
+                                                word,
+                                            });
                                         }
                                     }
                                 }

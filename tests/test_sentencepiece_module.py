@@ -1,0 +1,328 @@
+"""`tokenmill.sentencepiece` against the `sentencepiece` library, on models sentencepiece trains
+at test time: ids, pieces, protos byte for byte (with each piece's surface and offsets), n-best
+lists, decoding, normalization with offsets and the vocabulary; sampling, scores and entropy
+against their definitions; the trainer's files loaded by sentencepiece. sentencepiece's own
+suite runs through `tests/sentencepiece_suite.py`."""
+
+from __future__ import annotations
+
+import io
+import math
+import pickle
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tokenmill.sentencepiece as ours
+
+spm = pytest.importorskip("sentencepiece")
+
+from test_sentencepiece import MODELS, PROBES, trained_pair  # noqa: E402
+
+TYPES = ("unigram", "bpe")
+# Known gaps, each an xfail so that fixing it shows: offsets and normalizer output of models that
+# treat whitespace as a suffix; serialized protos of byte-fallback pieces that end inside a
+# character (decode) and of runs sentencepiece splits differently; SentencePieceNormalizer with
+# escape_whitespaces=False on text that already holds `▁`.
+GAPS = {
+    "suffix": "treat_whitespace_as_suffix: offsets and normalizer output differ",
+    "byte_fallback": "byte-fallback pieces: serialized proto surfaces differ",
+    "symbols": "user-defined symbols: SentencePieceNormalizer offsets inside a symbol differ",
+}
+
+
+def known_gap(request: pytest.FixtureRequest, *names: str) -> None:
+    for gap in names:
+        if gap in request.node.name:
+            request.applymarker(pytest.mark.xfail(reason=GAPS[gap], strict=True))
+
+
+@pytest.fixture(scope="module", params=[(n, t) for t in TYPES for n in sorted(MODELS)], ids="-".join)
+def both(request: pytest.FixtureRequest, stdlib_text: str) -> tuple[object, ours.SentencePieceProcessor]:
+    """sentencepiece's processor and ours on the same model file."""
+    theirs, _ = trained_pair(*request.param, stdlib_text)
+    return theirs, ours.SentencePieceProcessor(model_proto=theirs.serialized_model_proto())
+
+
+@pytest.fixture(scope="module", params=sorted(MODELS))
+def unigram(request: pytest.FixtureRequest, stdlib_text: str) -> tuple[object, ours.SentencePieceProcessor]:
+    theirs, _ = trained_pair(request.param, "unigram", stdlib_text)
+    return theirs, ours.SentencePieceProcessor(model_proto=theirs.serialized_model_proto())
+
+
+def test_vocabulary_equals_sentencepiece(both) -> None:
+    theirs, mine = both
+    size = theirs.get_piece_size()
+    assert mine.get_piece_size() == size == len(mine)
+    ids = list(range(size))
+    assert mine.id_to_piece(ids) == theirs.id_to_piece(ids)
+    for name in ("get_score", "is_unknown", "is_control", "is_unused", "is_byte"):
+        assert getattr(mine, name)(ids) == getattr(theirs, name)(ids), name
+    pieces = theirs.id_to_piece(ids) + ["not a piece", "▁zzzz", ""]
+    assert mine.piece_to_id(pieces) == theirs.piece_to_id(pieces)
+    assert [mine.unk_id(), mine.bos_id(), mine.eos_id(), mine.pad_id()] == [
+        theirs.unk_id(),
+        theirs.bos_id(),
+        theirs.eos_id(),
+        theirs.pad_id(),
+    ]
+    with pytest.raises(IndexError):
+        mine.id_to_piece(size)
+    with pytest.raises(TypeError):
+        mine.piece_to_id(5)
+
+
+def test_encode_equals_sentencepiece(both, request: pytest.FixtureRequest) -> None:
+    known_gap(request, "suffix", "byte_fallback")
+    theirs, mine = both
+    assert mine.encode(PROBES) == theirs.encode(PROBES)
+    assert mine.encode(PROBES, out_type=str) == theirs.encode(PROBES, out_type=str)
+    # Not the probe with `<s>` in its text: sentencepiece shows an unknown run spelling a control
+    # piece as that piece, tokenmill as `<unk>` (left alone).
+    plain = [t for t in PROBES if "<s>" not in t]
+    assert mine.encode(plain, out_type=str, emit_unk_piece=True) == theirs.encode(
+        plain, out_type=str, emit_unk_piece=True
+    )
+    for options in ({"add_bos": True}, {"add_eos": True, "reverse": True}, {"add_bos": True, "reverse": True}):
+        for out_type in (int, str):
+            assert mine.encode(PROBES[:4], out_type=out_type, **options) == theirs.encode(
+                PROBES[:4], out_type=out_type, **options
+            )
+    for text in PROBES:
+        assert mine.encode(text, out_type="serialized_proto") == theirs.encode(text, out_type="serialized_proto")
+
+
+def test_protos_and_offsets_equal_sentencepiece(both, request: pytest.FixtureRequest) -> None:
+    known_gap(request, "suffix")
+    theirs, mine = both
+    for text in PROBES:
+        proto = mine.encode(text, out_type="immutable_proto")
+        mapping = theirs.encode(text, out_type="offset_mapping")
+        assert [p.id for p in proto.pieces] == mapping["ids"]
+        assert [p.piece for p in proto.pieces] == mapping["pieces"]
+        assert [(p.begin, p.end) for p in proto.pieces] == [tuple(o) for o in mapping["offsets"]]
+        assert [p.surface for p in proto.pieces] == [text[p.begin : p.end] for p in proto.pieces]
+        assert proto.text == text
+        assert mine.encode(text, out_type="immutable_proto") == proto and hash(proto) == hash(
+            mine.encode_as_immutable_proto(text)
+        )
+
+
+@pytest.fixture(scope="module")
+def hypothesis_models(stdlib_text: str) -> list[object]:
+    return [trained_pair(name, t, stdlib_text)[0] for name, t in (("plain", "unigram"), ("nfkc_cf", "unigram"))]
+
+
+# Not control characters: where nmt_nfkc removes one at the end of a text, sentencepiece's
+# last piece ends after it and tokenmill's before it (a known gap).
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(st.characters(codec="utf-8", exclude_categories=("Cc",)), max_size=40))
+def test_hypothesis_protos_equal_sentencepiece(hypothesis_models: list[object], text: str) -> None:
+    for theirs in hypothesis_models:
+        mine = _processor(theirs)
+        assert mine.encode(text, out_type="serialized_proto") == theirs.encode(text, out_type="serialized_proto")
+        assert mine.encode(text, out_type=str) == theirs.encode(text, out_type=str)
+        assert mine.normalize(text, with_offsets=True) == theirs.normalize(text, with_offsets=True)
+        encoded = text.encode("utf-8")
+        assert mine.normalize(encoded, with_offsets=True) == theirs.normalize(encoded, with_offsets=True)
+
+
+_MINE: dict[int, ours.SentencePieceProcessor] = {}
+
+
+def _processor(theirs: object) -> ours.SentencePieceProcessor:
+    if id(theirs) not in _MINE:
+        _MINE[id(theirs)] = ours.SentencePieceProcessor(model_proto=theirs.serialized_model_proto())
+    return _MINE[id(theirs)]
+
+
+def test_nbest_equals_sentencepiece(unigram) -> None:
+    from sentencepiece import sentencepiece_pb2
+
+    theirs, mine = unigram
+    for text in ["hello world", "Tokyo", "x", "🦜 unknown ꙮ", "ＡＢＣ ①"]:
+        assert mine.nbest_encode(text, nbest_size=8) == theirs.nbest_encode(text, nbest_size=8)
+        assert mine.nbest_encode(text, nbest_size=8, out_type=str) == theirs.nbest_encode(
+            text, nbest_size=8, out_type=str
+        )
+        # Protos equal but for the scores' last bits: sentencepiece sums in f32 along the path.
+        a, b = sentencepiece_pb2.NBestSentencePieceText(), sentencepiece_pb2.NBestSentencePieceText()
+        a.ParseFromString(mine.nbest_encode(text, nbest_size=8, out_type="serialized_proto"))
+        b.ParseFromString(theirs.nbest_encode(text, nbest_size=8, out_type="serialized_proto"))
+        assert [x.pieces for x in a.nbests] == [x.pieces for x in b.nbests]
+        assert [x.score for x in a.nbests] == pytest.approx([x.score for x in b.nbests], rel=1e-5)
+
+
+def test_decode_equals_sentencepiece(both, request: pytest.FixtureRequest) -> None:
+    known_gap(request, "byte_fallback")
+    theirs, mine = both
+    ids = theirs.encode(PROBES)
+    assert mine.decode(ids) == theirs.decode(ids)
+    pieces = theirs.encode(PROBES, out_type=str)
+    assert mine.decode(pieces) == theirs.decode(pieces)
+    everything = list(range(theirs.get_piece_size()))
+    assert mine.decode(everything) == theirs.decode(everything)
+    assert mine.decode(everything, out_type=bytes) == theirs.decode(everything, out_type=bytes)
+    for row in ids:
+        assert mine.decode(row, out_type="serialized_proto") == theirs.decode(row, out_type="serialized_proto")
+    odd = ["foo", "▁bar", "<unk>", "<s>", "▁the", "x"]
+    assert mine.decode(odd) == theirs.decode(odd)
+    assert mine.decode([]) == "" and mine.decode([[]]) == [""]
+    with pytest.raises(IndexError):
+        mine.decode([theirs.get_piece_size()])
+
+
+def test_normalize_equals_sentencepiece(both, request: pytest.FixtureRequest) -> None:
+    known_gap(request, "suffix")
+    theirs, mine = both
+    for text in PROBES:
+        assert mine.normalize(text) == theirs.normalize(text)
+        assert mine.normalize(text, with_offsets=True) == theirs.normalize(text, with_offsets=True)
+
+
+def test_normalizer_with_explicit_flags_equals_sentencepiece(both, request: pytest.FixtureRequest) -> None:
+    known_gap(request, "suffix", "symbols")
+    theirs, _ = both
+    proto = theirs.serialized_model_proto()
+    for flags in (
+        {"add_dummy_prefix": False, "escape_whitespaces": False, "remove_extra_whitespaces": False},
+        {"add_dummy_prefix": True, "escape_whitespaces": True, "remove_extra_whitespaces": False},
+        {"add_dummy_prefix": True, "escape_whitespaces": True, "remove_extra_whitespaces": True},
+    ):
+        mine = ours.SentencePieceNormalizer(model_proto=proto, **flags)
+        real = spm.SentencePieceNormalizer(model_proto=proto, **flags)
+        # Not text holding `▁` with escape_whitespaces=False (a known gap: tokenmill keeps it).
+        for text in [t for t in PROBES if "\u2581" not in t or flags["escape_whitespaces"]]:
+            assert mine.normalize(text, with_offsets=True) == real.normalize(text, with_offsets=True), flags
+
+
+def test_sampling_draws_valid_cuts_that_repeat_with_a_seed(both, request: pytest.FixtureRequest) -> None:
+    theirs, mine = both
+    text = "the quick brown fox jumps over the lazy dog"
+    ours.set_random_generator_seed(7)
+    first = [mine.encode(text, enable_sampling=True, alpha=0.1, nbest_size=-1) for _ in range(20)]
+    ours.set_random_generator_seed(7)
+    again = [mine.encode(text, enable_sampling=True, alpha=0.1, nbest_size=-1) for _ in range(20)]
+    assert first == again
+    if "cjk" not in request.node.name:  # English text is all unknown to the CJK model: one cut
+        assert len({tuple(x) for x in first}) > 1
+    normalized = theirs.decode(theirs.encode(text))
+    for ids in first:
+        assert theirs.decode(ids) == normalized
+    from_pieces = theirs.decode(theirs.encode(text, out_type=str))  # unknown pieces spell their text
+    for pieces in mine.encode([text] * 5, out_type=str, enable_sampling=True, alpha=0.1, nbest_size=-1):
+        assert theirs.decode(pieces) == from_pieces
+
+
+def _all_cuts(mine: ours.SentencePieceProcessor, text: str) -> list[tuple[tuple[int, ...], float]]:
+    cuts = mine.nbest_encode(text, nbest_size=1000, out_type="immutable_proto").nbests
+    assert len(cuts) < 1000, "the text must have fewer cuts than asked for"
+    return [(tuple(p.id for p in c.pieces), c.score) for c in cuts]
+
+
+def test_scores_and_entropy_follow_their_definitions(unigram) -> None:
+    _, mine = unigram
+    text, alpha = "hello", 0.5
+    cuts = _all_cuts(mine, text)
+    log_z = math.log(sum(math.exp(alpha * s) for _, s in cuts))
+    log_p = {ids: alpha * s - log_z for ids, s in cuts}
+    # Drawn with replacement: each cut's score is its log-probability, and cuts come about as often.
+    drawn = mine.sample_encode_and_score(text, num_samples=3000, alpha=alpha, wor=False)
+    for ids, score in drawn:
+        assert score == pytest.approx(log_p[tuple(ids)], abs=1e-4)
+    counts = Counter(tuple(ids) for ids, _ in drawn)
+    best = max(log_p, key=log_p.get)
+    assert counts[best] / 3000 == pytest.approx(math.exp(log_p[best]), abs=0.05)
+    # Without replacement: distinct cuts; scores are log inclusion probabilities (at most 0).
+    wor = mine.sample_encode_and_score(text, num_samples=4, alpha=alpha, wor=True)
+    assert len({tuple(ids) for ids, _ in wor}) == len(wor) == min(4, len(cuts))
+    assert all(score <= 0 for _, score in wor)
+    with_best = mine.sample_encode_and_score(text, num_samples=3, alpha=alpha, wor=True, include_best=True)
+    assert tuple(with_best[0][0]) == best and with_best[0][1] == 0.0
+    # Entropy: −Σ p log p over every cut.
+    entropy = -sum(math.exp(lp) * lp for lp in log_p.values())
+    assert mine.calculate_entropy(text, alpha) == pytest.approx(entropy, rel=1e-5)
+    assert mine.calculate_entropy([text, text], alpha) == [mine.calculate_entropy(text, alpha)] * 2
+
+
+def test_nbest_sampling_draws_among_the_n_best(unigram) -> None:
+    _, mine = unigram
+    best4 = {tuple(x) for x in mine.nbest_encode("hello world", nbest_size=4)}
+    for _ in range(30):
+        assert tuple(mine.encode("hello world", enable_sampling=True, nbest_size=4, alpha=0.5)) in best4
+
+
+def test_pickle_and_load_paths(both, tmp_path) -> None:
+    theirs, mine = both
+    again = pickle.loads(pickle.dumps(mine))
+    assert again.encode(PROBES) == theirs.encode(PROBES)
+    path = tmp_path / "m.model"
+    path.write_bytes(theirs.serialized_model_proto())
+    loaded = ours.SentencePieceProcessor()
+    assert loaded.Load(str(path)) and loaded.encode(PROBES[:3]) == theirs.encode(PROBES[:3])
+    with pytest.raises(OSError):
+        ours.SentencePieceProcessor(model_file=str(tmp_path / "missing.model"))
+
+
+def test_override_normalizer_spec_equals_sentencepiece(stdlib_text: str) -> None:
+    from tokenmill.formats import sentencepiece as spm_format
+
+    theirs, _ = trained_pair("plain", "unigram", stdlib_text)
+    flags = {"add_dummy_prefix": False, "remove_extra_whitespaces": False, "escape_whitespaces": False}
+    mine = ours.SentencePieceProcessor(model_proto=theirs.serialized_model_proto())
+    mine.override_normalizer_spec(**flags)
+    model = spm_format.read_model(theirs.serialized_model_proto())
+    for name, value in flags.items():
+        setattr(model.normalizer_spec, name, value)
+        model.normalizer_spec.explicit.add(name)
+    real = spm.SentencePieceProcessor(model_proto=spm_format.model_bytes(model))
+    for text in PROBES:
+        assert mine.encode(text, out_type=str) == real.encode(text, out_type=str)
+
+
+def test_trained_files_load_in_sentencepiece(stdlib_text: str, tmp_path) -> None:
+    lines = [line for line in stdlib_text.splitlines() if line.strip()][:3000]
+    out = io.BytesIO()
+    ours.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines),
+        model_writer=out,
+        vocab_size=600,
+        user_defined_symbols=["foo", "\t", ","],
+        control_symbols=["<cls>"],
+    )
+    real = spm.SentencePieceProcessor(model_proto=out.getvalue())
+    mine = ours.SentencePieceProcessor(model_proto=out.getvalue())
+    assert real.get_piece_size() == 600
+    assert real.is_control(real.piece_to_id("<cls>")) and real.piece_to_id("foo") != real.unk_id()
+    probes = [*PROBES, "a\tfoo,b"]
+    assert mine.encode(probes) == real.encode(probes)
+    assert mine.encode("a\tfoo,b", out_type=str) == real.encode("a\tfoo,b", out_type=str)
+    assert real.decode(real.encode("hello\tworld foo")) == "hello\tworld foo"
+    # The flag-string form writes <prefix>.model and .vocab.
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(lines), encoding="utf-8")
+    prefix = tmp_path / "m"
+    ours.SentencePieceTrainer.Train(f"--input={corpus} --model_prefix={prefix} --vocab_size=500")
+    vocab = (tmp_path / "m.vocab").read_text(encoding="utf-8").splitlines()
+    assert len(vocab) == 500 and vocab[0].startswith("<unk>\t")
+    assert spm.SentencePieceProcessor(model_file=str(tmp_path / "m.model")).get_piece_size() == 500
+    with pytest.raises(ValueError, match="unknown field name"):
+        ours.SentencePieceTrainer.train(input=str(corpus), model_prefix=str(prefix), vocab_sise=10)
+    with pytest.raises(RuntimeError, match="model_type=bpe"):
+        ours.SentencePieceTrainer.train(input=str(corpus), model_prefix=str(prefix), model_type="bpe")
+
+
+def test_errors_are_sentencepieces(both) -> None:
+    _, mine = both
+    with pytest.raises(RuntimeError, match="unknown out_type"):
+        mine.encode("x", out_type=float)
+    with pytest.raises(TypeError):
+        mine.encode(5)
+    with pytest.raises(TypeError):
+        mine.decode(["a", 3])
+    with pytest.raises(RuntimeError, match="not supported in proto API"):
+        mine.encode("x", out_type="serialized_proto", add_bos=True)
+    with pytest.raises(RuntimeError, match="Model is not initialized"):
+        ours.SentencePieceProcessor().encode("x")
