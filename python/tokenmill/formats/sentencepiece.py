@@ -308,7 +308,8 @@ def read_specs(data: bytes, where: str) -> SentencePieceModel:
     bytes (the Rust reader has them): for what needs only the specs, such as the ids of
     `<s>` and `</s>`, at a fraction of `read_model`'s cost.
 
-    >>> read_specs(model_bytes(SentencePieceModel()), "<bytes>").trainer_spec.bos_id
+    >>> unknown = Piece("<unk>", 0.0, PieceType.UNKNOWN)
+    >>> read_specs(model_bytes(SentencePieceModel(pieces=[unknown])), "<bytes>").trainer_spec.bos_id
     1
     """
     reader = _Reader(data, where)
