@@ -4,7 +4,7 @@ the wire format byte for byte as sentencepiece writes them.
 
 >>> text = ImmutableSentencePieceText("hi", [ImmutableSentencePiece("▁hi", 5, "hi", 0, 2)])
 >>> text.pieces[0].surface, len(text.SerializeAsString())
-('hi', 19)
+('hi', 23)
 """
 
 from __future__ import annotations
