@@ -68,7 +68,9 @@ pub fn viterbi(model: &impl Pieces, text: &str, base: f32, path: &mut Vec<(u32, 
         best.clear();
         best.resize(text.len() + 1, (0.0, UNSET, 0));
         best[0] = (base, 0, 0);
+        let mut reset = Reset::default();
         for_each_edge(model, text, |e| {
+            reset.at(best, e);
             let score = e.score as f32;
             let candidate = best[e.start as usize].0 + score;
             let to = &mut best[e.end as usize];
@@ -79,6 +81,40 @@ pub fn viterbi(model: &impl Pieces, text: &str, base: f32, path: &mut Vec<(u32, 
         backtrack(best, path);
         best[text.len()].0
     })
+}
+
+/// How far the running score may go before SentencePiece (0.2.3 on) moves it back to 0.
+pub const SCORE_RESET: f32 = 100_000.0;
+
+/// SentencePiece's reset of the running score: when the best score into the position the next
+/// pieces start from lies beyond ±`SCORE_RESET`, it is subtracted from that position and from
+/// every position ahead that some piece already reaches, so that sums stay small (and round as
+/// small sums do). Viterbi calls `at` with each edge; edges come in order of start.
+#[derive(Default)]
+struct Reset {
+    start: Option<u32>,
+    frontier: usize,
+    happened: bool,
+}
+
+impl Reset {
+    #[inline]
+    fn at(&mut self, best: &mut [(f32, u32, u32)], e: Edge) {
+        if self.start != Some(e.start) {
+            self.start = Some(e.start);
+            let start = e.start as usize;
+            let here = best[start].0;
+            if !(-SCORE_RESET..=SCORE_RESET).contains(&here) {
+                self.happened = true;
+                for (i, way) in best.iter_mut().enumerate().take(self.frontier.max(start) + 1).skip(start) {
+                    if i == start || way.1 != u32::MAX {
+                        way.0 -= here;
+                    }
+                }
+            }
+        }
+        self.frontier = self.frontier.max(e.end as usize);
+    }
 }
 
 /// The best cut from Viterbi's table, (start, end, id) from the end backwards.
@@ -134,7 +170,9 @@ pub fn viterbi_in_binade(
             slack.clear();
             slack.resize(text.len() + 1, 0.0);
             best[0] = (base, 0, 0);
+            let mut reset = Reset::default();
             for_each_edge(model, text, |e| {
+                reset.at(best, e);
                 let score = e.score as f32;
                 let (start, end) = (e.start as usize, e.end as usize);
                 let candidate = best[start].0 + score;
@@ -165,7 +203,9 @@ pub fn viterbi_in_binade(
                     slack[end] = uncertain;
                 }
             });
-            sound &= slack[text.len()] == 0.0;
+            // A cut made across a reset depends on where the running score stood, not only on
+            // its binade.
+            sound &= slack[text.len()] == 0.0 && !reset.happened;
             backtrack(best, path);
             best[text.len()].0
         })

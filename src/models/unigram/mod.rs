@@ -115,16 +115,15 @@ impl Unigram {
         let pieces: Vec<(u32, &[u8])> = vocab.ordinary().collect();
         let score_of = |id: u32| scores.get(id as usize).copied().unwrap_or(0.0);
         let normal = || pieces.iter().filter(|(id, _)| !user_defined.contains(id)).map(|&(id, _)| score_of(id));
-        // SentencePiece starts these at FLT_MAX and FLT_MIN (the smallest positive float, not the
-        // most negative): with all scores negative, a user-defined piece scores just -0.1.
+        // SentencePiece starts this at FLT_MAX.
         let min_score = normal().fold(f32::MAX, f32::min);
-        let max_score = normal().fold(f32::MIN_POSITIVE, f32::max);
         let mut lattice_scores = vec![0.0f64; vocab.n_vocab()];
         for &(id, bytes) in &pieces {
             lattice_scores[id as usize] = if user_defined.contains(&id) {
-                // Meant to beat any ordinary cut (each byte worth the best score); with negative
-                // scores it is -0.1, which still beats nearly every cut.
-                (bytes.len() as f32 * max_score - 0.1) as f64
+                // sentencepiece 0.2.3's score: 0.1 per byte after the first, computed in double
+                // and kept as a float. Never negative, so a user-defined piece beats any cut
+                // of ordinary pieces, and the longest one wins among overlapping ones.
+                (0.1 * (bytes.len() as f64 - 1.0)) as f32 as f64
             } else {
                 score_of(id) as f64
             };
@@ -255,6 +254,7 @@ impl Unigram {
                     if lattice::same_binade(cut.base, base)
                         && lattice::same_binade(base + cut.low, base)
                         && lattice::same_binade(base + cut.high, base)
+                        && no_reset(base + cut.low, base + cut.high)
                     {
                         out.extend_from_slice(&cut.ids);
                         return base + cut.end;
@@ -271,7 +271,12 @@ impl Unigram {
             let bit = (hash >> (64 - SEEN_BITS.trailing_zeros())) as usize;
             let seen = cache.seen[bit / 64] & (1 << (bit % 64)) != 0;
             cache.seen[bit / 64] |= 1 << (bit % 64);
-            if seen && on_grid && lattice::same_binade(low, base) && lattice::same_binade(high, base) {
+            if seen
+                && on_grid
+                && lattice::same_binade(low, base)
+                && lattice::same_binade(high, base)
+                && no_reset(low, high)
+            {
                 if cache.cuts.len() >= CACHED_CUTS {
                     cache.cuts.clear();
                     cache.seen.fill(0);
@@ -388,6 +393,12 @@ impl super::PieceModel for Unigram {
     fn check_sampling(&self, _alpha: f32) -> Result<()> {
         Ok(())
     }
+}
+
+/// Whether sums between `low` and `high` stay where SentencePiece never resets the running
+/// score (`lattice::SCORE_RESET`): a cut is reused only from a base where it would not be.
+fn no_reset(low: f32, high: f32) -> bool {
+    low >= -lattice::SCORE_RESET && high <= lattice::SCORE_RESET
 }
 
 #[cfg(test)]
