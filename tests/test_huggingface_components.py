@@ -202,3 +202,88 @@ def test_offsets_where_unicode_forms_compose_and_decompose(unicode_form_pair, te
     hf, tok = unicode_form_pair
     theirs, ours = hf.encode(text), tok.encode_for_model(text)
     assert (ours.ids, ours.offsets) == (theirs.ids, theirs.offsets)
+
+
+# Hugging Face normalizers in arbitrary chains (tokenmill runs them as `hf:` + their JSON).
+def _hf_normalizers() -> dict[str, Callable[[], object]]:
+    from tokenizers import normalizers as n
+
+    return {
+        "Strip": lambda: n.Strip(),
+        "Strip-left": lambda: n.Strip(left=True, right=False),
+        "NFD-StripAccents": lambda: n.Sequence([n.NFD(), n.StripAccents()]),
+        "Replace-string": lambda: n.Replace("``", '"'),
+        "Replace-regex": lambda: n.Replace(Regex(" {2,}"), " "),
+        "Replace-digits": lambda: n.Replace(Regex("[0-9]+"), "#"),
+        "Prepend": lambda: n.Prepend("▁"),
+        "NFKC-Lowercase": lambda: n.Sequence([n.NFKC(), n.Lowercase()]),
+        "ByteLevel": lambda: n.ByteLevel(),
+        # ALBERT's converter, without its Precompiled map.
+        "Albert": lambda: n.Sequence(
+            [
+                n.Replace("``", '"'),
+                n.Replace("''", '"'),
+                n.NFKD(),
+                n.StripAccents(),
+                n.Lowercase(),
+                n.Replace(Regex(" {2,}"), " "),
+            ]
+        ),
+        "Strip-Replace-Prepend": lambda: n.Sequence(
+            [n.Strip(), n.Replace(Regex(" {2,}"), "▁"), n.Replace(" ", "▁"), n.Prepend("▁")]
+        ),
+    }
+
+
+NORMALIZED = st.sampled_from(
+    [" ", "  ", "\t", "a", "The", "ÉTÉ", "e\u0301", "ﬁ", "``", "''", "1", "2024", "Σ", "中", "😀", "\u3000", "x"]
+)
+
+
+@pytest.fixture(scope="module", params=sorted(_hf_normalizers()))
+def normalizer_pair(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple:  # type: ignore[type-arg]
+    # One token per byte: the offsets show where each normalized byte came from.
+    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
+    hf = Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    hf.normalizer = _hf_normalizers()[request.param]()
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    path = tmp_path_factory.mktemp("norm") / "tokenizer.json"
+    hf.save(str(path))
+    return hf, tokenmill.Tokenizer.from_huggingface(path), path
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.lists(NORMALIZED, max_size=10).map("".join))
+def test_normalizer_chains_equal_tokenizers(normalizer_pair, text: str) -> None:  # type: ignore[no-untyped-def]
+    hf, tok, _ = normalizer_pair
+    theirs, ours = hf.encode(text), tok.encode_for_model(text)
+    assert (ours.ids, ours.offsets) == (theirs.ids, theirs.offsets)
+    assert tok.normalize(text) == hf.normalizer.normalize_str(text)
+
+
+def test_normalizer_chains_on_real_text_and_saved(normalizer_pair, multilingual_text: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    hf, tok, _ = normalizer_pair
+    for text in [multilingual_text, *multilingual_text.splitlines()[:20]]:
+        theirs, ours = hf.encode(text), tok.encode_for_model(text)
+        assert (ours.ids, ours.offsets) == (theirs.ids, theirs.offsets)
+    tok.save(tmp_path / "tok.json")
+    again = tokenmill.Tokenizer.load(tmp_path / "tok.json")
+    assert again.encode_ordinary(multilingual_text) == tok.encode_ordinary(multilingual_text)
+    tok.to_huggingface(tmp_path / "tokenizer.json")
+    exported = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    assert exported.encode(multilingual_text).ids == hf.encode(multilingual_text).ids
+
+
+def test_strip_accents_and_lowercase_on_every_code_point(tmp_path: Path) -> None:
+    """tokenizers' tables of combining marks and of lowercase letters, character by character."""
+    from tokenizers import normalizers as n
+
+    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
+    hf = Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    hf.normalizer = n.Sequence([n.StripAccents(), n.Lowercase()])
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    hf.save(str(tmp_path / "tokenizer.json"))
+    tok = tokenmill.Tokenizer.from_huggingface(tmp_path / "tokenizer.json")
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    differ = [c for c in chars if tok.normalize(c) != hf.normalizer.normalize_str(c)]
+    assert [f"U+{ord(c):04X}" for c in differ] == []

@@ -7,6 +7,7 @@ pub mod decode_stream;
 pub mod decoder;
 pub mod hf_decoder;
 pub mod normalize;
+pub mod normalize_huggingface;
 pub mod normalize_sentencepiece;
 pub mod postprocess;
 pub mod precompiled_charsmap;

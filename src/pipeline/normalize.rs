@@ -2,6 +2,7 @@
 //! A normalizer is a sequence of steps named in a spec string such as `"nfkc+lowercase"`.
 
 use crate::error::{Error, Result};
+use crate::pipeline::normalize_huggingface::HfNormalizer;
 use crate::pipeline::normalize_sentencepiece::{SentencePieceNormalizer, SentencePieceNormalizerSpec};
 use std::borrow::Cow;
 use unicode_normalization::{
@@ -35,6 +36,8 @@ pub struct Normalizer {
     steps: Vec<Step>,
     /// SentencePiece's normalizer (rules and whitespace handling), applied after the steps.
     sentencepiece: Option<std::sync::Arc<SentencePieceNormalizer>>,
+    /// Hugging Face's normalizers (spelled `hf:` and their JSON), in place of the steps.
+    huggingface: Option<std::sync::Arc<HfNormalizer>>,
 }
 
 impl Normalizer {
@@ -46,6 +49,10 @@ impl Normalizer {
     /// assert_eq!(n.apply("Ｈｅｌｌｏ"), "hello");
     /// ```
     pub fn from_spec(spec: &str) -> Result<Self> {
+        if let Some(json) = spec.strip_prefix("hf:") {
+            let hf = HfNormalizer::from_json(json)?;
+            return Ok(Normalizer { huggingface: Some(std::sync::Arc::new(hf)), ..Normalizer::default() });
+        }
         let mut steps = Vec::new();
         let mut sentencepiece = None;
         for name in spec.split('+').map(str::trim).filter(|s| !s.is_empty() && *s != "none") {
@@ -77,7 +84,7 @@ impl Normalizer {
                 }
             });
         }
-        Ok(Normalizer { steps, sentencepiece })
+        Ok(Normalizer { steps, sentencepiece, huggingface: None })
     }
 
     /// This normalizer followed by SentencePiece's.
@@ -92,6 +99,9 @@ impl Normalizer {
     }
 
     pub fn spec(&self) -> String {
+        if let Some(hf) = &self.huggingface {
+            return format!("hf:{}", hf.json());
+        }
         let names: Vec<&str> = self
             .steps
             .iter()
@@ -121,7 +131,7 @@ impl Normalizer {
     }
 
     pub fn is_identity(&self) -> bool {
-        self.steps.is_empty() && self.sentencepiece.is_none()
+        self.steps.is_empty() && self.sentencepiece.is_none() && self.huggingface.is_none()
     }
 
     pub fn apply<'t>(&self, text: &'t str) -> Cow<'t, str> {
@@ -139,6 +149,10 @@ impl Normalizer {
     }
 
     fn apply_steps<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        if let Some(hf) = &self.huggingface {
+            let out = hf.apply(text);
+            return if out == text { Cow::Borrowed(text) } else { Cow::Owned(out) };
+        }
         let mut out = Cow::Borrowed(text);
         for step in &self.steps {
             // Most text is already in the form asked for, and the quick check (one table look-up
@@ -251,7 +265,7 @@ impl Normalizer {
 /// those places with them; composing, the result takes the place of its first part and the
 /// others' places are dropped. The places are then handed out in order: a character that takes
 /// a place gets the next source character, one that was added the one before.
-fn unicode_form_aligned(text: &str, form: Step) -> Option<(String, Alignment)> {
+pub(crate) fn unicode_form_aligned(text: &str, form: Step) -> Option<(String, Alignment)> {
     use unicode_normalization::char::{
         canonical_combining_class as ccc, compose, decompose_canonical, decompose_compatible,
     };
@@ -371,6 +385,10 @@ impl Normalizer {
     }
 
     fn steps_aligned<'t>(&self, text: &'t str) -> (Cow<'t, str>, Option<Alignment>) {
+        if let Some(hf) = &self.huggingface {
+            let (out, align) = hf.apply_aligned(text);
+            return (Cow::Owned(out), Some(align));
+        }
         let whole = self.apply_steps(text);
         if *whole == *text {
             return (whole, None);
@@ -395,6 +413,7 @@ impl Normalizer {
         let steps = Normalizer {
             steps: self.steps.iter().copied().filter(|s| *s != Step::PrefixSpace).collect(),
             sentencepiece: None,
+            huggingface: None,
         };
         let mut out = String::with_capacity(whole.len());
         let mut align: Alignment = Vec::with_capacity(whole.len());

@@ -3,6 +3,7 @@
 
 pub mod bert_tables;
 pub mod charset;
+pub mod hf_marks;
 pub mod hf_scripts;
 pub mod rng;
 pub mod threads;

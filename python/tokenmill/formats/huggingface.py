@@ -67,11 +67,17 @@ def _normalizer_spec(node: Any, where: str) -> list[str]:
             out.append("prefix_space")
             i += 2
             continue
-        if kind in _NORMALIZERS:
-            out.append(_NORMALIZERS[kind])
-        else:
-            raise _core.FormatError(f"{where}: normalizer {kind!r} is not supported")
+        if kind not in _NORMALIZERS:
+            # Not a sequence of our own steps: Hugging Face's normalizers as the file spells
+            # them, run by tokenmill's implementation of each (`hf:` and the JSON), which names
+            # a component it does not run.
+            return ["hf:" + json.dumps(node, separators=(",", ":"), ensure_ascii=False)]
+        out.append(_NORMALIZERS[kind])
         i += 1
+    if len(out) > 1 and any(step.startswith("nf") for step in out):
+        # A normal form chained with other steps: tokenmill's own steps give such a chain coarse
+        # offsets; Hugging Face's, each character's own.
+        return ["hf:" + json.dumps(node, separators=(",", ":"), ensure_ascii=False)]
     return out
 
 
@@ -199,7 +205,12 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
         if model.get(key):
             raise _core.FormatError(f"{where}: BPE option {key}={model[key]!r} is not supported")
     pattern, keep_gaps, prefix = _pre_tokenizer(data.get("pre_tokenizer"), where)
-    normalizer = _normalizer_spec(data.get("normalizer"), where) + (["prefix_space"] if prefix else [])
+    normalizer = _normalizer_spec(data.get("normalizer"), where)
+    if prefix and normalizer and normalizer[0].startswith("hf:"):
+        raise _core.FormatError(
+            f"{where}: ByteLevel add_prefix_space after the normalizers {normalizer[0][3:]} is not supported"
+        )
+    normalizer += ["prefix_space"] if prefix else []
     return document.byte_level_bpe(
         pattern=pattern,
         keep_gaps=keep_gaps,
@@ -240,6 +251,9 @@ def hf_normalizers(spec: str) -> list[dict[str, Any]]:
     >>> [n["type"] for n in hf_normalizers("nfc+prefix_space")]
     ['NFC', 'Prepend', 'Replace']
     """
+    if spec.startswith("hf:"):
+        node = json.loads(spec[3:])
+        return list(node["normalizers"]) if node.get("type") == "Sequence" else [node]
     out: list[dict[str, Any]] = []
     for step in (s for s in spec.split("+") if s not in ("", "none")):
         if step == "strip_accents":

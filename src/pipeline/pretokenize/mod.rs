@@ -12,7 +12,7 @@
 mod classes;
 pub mod huggingface;
 mod presets;
-mod user_regex;
+pub(crate) mod user_regex;
 
 use crate::error::{Error, Result};
 use classes::SPACE;
