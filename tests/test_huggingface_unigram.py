@@ -17,7 +17,18 @@ from tokenizers import Tokenizer as HFTokenizer
 import tokenmill
 
 # transformers' class for each model family, and the file name it reads the model from.
-CONVERTERS = {"t5": ("T5Tokenizer", "spiece.model"), "xlm-roberta": ("XLMRobertaTokenizer", "sentencepiece.bpe.model")}
+CONVERTERS = {
+    "t5": ("T5Tokenizer", "spiece.model"),
+    "xlm-roberta": ("XLMRobertaTokenizer", "sentencepiece.bpe.model"),
+    # T5's file with the steps ALBERT's converter puts before the map with keep_accents (its
+    # tokenizer class wants ALBERT's own special pieces): quotes, Lowercase.
+    "albert": ("T5Tokenizer", "spiece.model"),
+}
+ALBERT_STEPS = [
+    {"type": "Replace", "pattern": {"String": "``"}, "content": '"'},
+    {"type": "Replace", "pattern": {"String": "''"}, "content": '"'},
+    {"type": "Lowercase"},
+]
 # Control characters (other than tab and line breaks) and the line and paragraph separators are
 # left out: what transformers 5's WhitespaceSplit makes of them after the character map differs
 # from SentencePiece's rules, which tokenmill follows (formats/huggingface_sentencepiece.py).
@@ -60,7 +71,11 @@ def pair(request: pytest.FixtureRequest, sp_model: Path, tmp_path_factory: pytes
     path = directory / "tokenizer.json"
     path.write_text(converted.backend_tokenizer.to_str())
     doc = json.loads(path.read_text())
-    assert doc["model"]["type"] == "Unigram" and doc["normalizer"]["type"] == "Precompiled"
+    steps = doc["normalizer"].get("normalizers", [doc["normalizer"]])
+    if request.param == "albert":
+        doc["normalizer"] = {"type": "Sequence", "normalizers": ALBERT_STEPS + steps}
+        path.write_text(json.dumps(doc))
+    assert doc["model"]["type"] == "Unigram" and any(s["type"] == "Precompiled" for s in steps)
     return tokenmill.Tokenizer.from_huggingface(path), HFTokenizer.from_file(str(path))
 
 
@@ -91,3 +106,26 @@ def test_model_inputs_token_strings_and_decoding(pair) -> None:  # type: ignore[
 def test_generated_text(pair, text: str) -> None:  # type: ignore[no-untyped-def]
     tok, hf = pair
     assert tok.encode(text, allowed_special="all") == hf.encode(text, add_special_tokens=False).ids
+
+
+def test_decomposition_before_the_map_is_refused(sp_model: Path, tmp_path: Path) -> None:
+    """ALBERT's converter without keep_accents puts NFKD and StripAccents before the map; Hugging
+    Face's Precompiled then leaves decomposed Hangul decomposed, SentencePiece's map (which
+    tokenmill follows) recomposes it: refused by name, not loaded to give other ids."""
+    import transformers
+
+    shutil.copy(sp_model, tmp_path / "spiece.model")
+    doc = json.loads(transformers.T5Tokenizer.from_pretrained(str(tmp_path)).backend_tokenizer.to_str())
+    steps = doc["normalizer"].get("normalizers", [doc["normalizer"]])
+    doc["normalizer"] = {"type": "Sequence", "normalizers": [{"type": "NFKD"}, {"type": "StripAccents"}, *steps]}
+    (tmp_path / "tokenizer.json").write_text(json.dumps(doc))
+    with pytest.raises(tokenmill.FormatError, match="NFKD before Precompiled"):
+        tokenmill.Tokenizer.from_huggingface(tmp_path / "tokenizer.json")
+
+
+def test_written_back_files_give_the_same_ids(pair, multilingual_text: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    tok, hf = pair
+    tok.to_huggingface(tmp_path / "tokenizer.json")
+    again = HFTokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    for text in multilingual_text.splitlines()[:40]:
+        assert again.encode(text, add_special_tokens=False).ids == hf.encode(text, add_special_tokens=False).ids

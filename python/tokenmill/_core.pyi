@@ -130,6 +130,7 @@ class TokenizerJson:
         treat_whitespace_as_suffix: bool,
         precompiled_charsmap: PrecompiledCharsmap | None,
         pretokenizer: str,
+        steps: str = "none",
     ) -> CoreTokenizer: ...
     def char_bpe(
         self,

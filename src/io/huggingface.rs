@@ -353,6 +353,8 @@ pub struct UnigramSettings {
     pub byte_fallback: bool,
     /// SentencePiece's normalizer: the whitespace flags and the `Precompiled` map.
     pub normalizer: SentencePieceNormalizerSpec,
+    /// Normalizer steps before the map (a spec: `none`, or Hugging Face's as `hf:` + JSON).
+    pub steps: String,
     /// `metaspace` or `none`.
     pub pretokenizer: String,
     pub inputs: ModelInputs,
@@ -376,7 +378,7 @@ impl HfDocument {
         scores.resize(scores.len().max(vocab.n_vocab()), 0.0);
         let model =
             Unigram::new(vocab, scores, Vec::new(), settings.byte_fallback).map_err(|e| self.error(e.to_string()))?;
-        let normalizer = Normalizer::from_spec("none")?.with_sentencepiece(settings.normalizer);
+        let normalizer = Normalizer::from_spec(&settings.steps)?.with_sentencepiece(settings.normalizer);
         let tok = Tokenizer::new(normalizer, PreTokenizer::from_spec(&settings.pretokenizer)?, model);
         let mut tok = self.with_own_decoder(tok)?;
         settings.inputs.check(tok.vocab()).map_err(|e| self.error(e.to_string()))?;

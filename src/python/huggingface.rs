@@ -90,7 +90,7 @@ impl PyTokenizerJson {
     /// piece's id, byte fallback, SentencePiece's whitespace flags and `Precompiled` map, and the
     /// pre-tokenizer (`metaspace` or `none`).
     #[pyo3(signature = (*, unk_id, byte_fallback, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces,
-                        treat_whitespace_as_suffix, precompiled_charsmap, pretokenizer))]
+                        treat_whitespace_as_suffix, precompiled_charsmap, pretokenizer, steps="none".to_string()))]
     #[allow(clippy::too_many_arguments)]
     fn unigram(
         &self,
@@ -103,6 +103,7 @@ impl PyTokenizerJson {
         treat_whitespace_as_suffix: bool,
         precompiled_charsmap: Option<PyRef<'_, PyPrecompiledCharsmap>>,
         pretokenizer: String,
+        steps: String,
     ) -> PyResult<CoreTokenizer> {
         let inputs = self.inner.inputs.clone();
         let charsmap = precompiled_charsmap.map(|map| map.inner.clone());
@@ -117,7 +118,7 @@ impl PyTokenizerJson {
                 precompiled_charsmap: charsmap,
                 metaspace_prefix: Default::default(),
             };
-            self.inner.unigram(UnigramSettings { unk_id, byte_fallback, normalizer, pretokenizer, inputs })
+            self.inner.unigram(UnigramSettings { unk_id, byte_fallback, normalizer, steps, pretokenizer, inputs })
         })
         .map(CoreTokenizer::new)
         .map_err(to_py)

@@ -163,10 +163,14 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
     >>> to_tokenizer_json("tokenizer.json", Tokenizer.from_sentencepiece("spm.model")._core)  # doctest: +SKIP
     """
     doc = json.loads(core.to_json())
+    leading: list[dict[str, Any]] = []
     if doc.get("normalizer", "none") != "none":
-        raise _core.ConfigError(
-            f"normalizer {doc['normalizer']!r} before a Unigram model has no Hugging Face form here"
-        )
+        # Hugging Face's own steps (read from such a file) go back in front of the map.
+        if not doc["normalizer"].startswith("hf:"):
+            raise _core.ConfigError(
+                f"normalizer {doc['normalizer']!r} before a Unigram model has no Hugging Face form here"
+            )
+        leading = hf.hf_normalizers(doc["normalizer"])
     tokens = _tokens_by_id(doc)
     missing = sorted(set(range(len(tokens))) - set(tokens))
     if missing:
@@ -186,7 +190,7 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
         charsmap = base64.b64encode(spm.build_charsmap(dict(spec["rules"]))).decode("ascii")
     if charsmap:
         precompiled = {"type": "Precompiled", "precompiled_charsmap": charsmap}
-    normalizers = _normalizers(spec, precompiled, _rule_starts(spec))
+    normalizers = leading + _normalizers(spec, precompiled, _rule_starts(spec))
     pretokenizer = doc["pretokenizer"]
     if pretokenizer not in ("metaspace", "metaspace_suffix", "none") or doc.get("pretokenizer_keeps_gaps"):
         raise _core.ConfigError(f"pre-tokenizer {pretokenizer!r} before a Unigram model has no Hugging Face form here")
@@ -373,6 +377,20 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
             f"{where}: Unigram models without an unknown piece (unk_id {unk_id!r}) are not supported"
         )
     steps = hf._flat_normalizers(data.get("normalizer"))
+    # Steps before the map (ALBERT's converter: quotes, NFKD, StripAccents, Lowercase) run as
+    # Hugging Face runs them; the map and the whitespace steps after it are SentencePiece's.
+    at = next((i for i, step in enumerate(steps) if step.get("type") == "Precompiled"), 0)
+    leading, steps = steps[:at], steps[at:]
+    decomposing = [s["type"] for s in leading if s.get("type") in ("NFD", "NFKD")]
+    if decomposing:
+        # Hugging Face's Precompiled maps a grapheme cluster of 6 bytes or more character by
+        # character: after a decomposition that is every Hangul syllable (and most accented
+        # letters), which SentencePiece's rules recompose; tokenmill follows SentencePiece's map.
+        raise _core.FormatError(
+            f"{where}: normalizer {decomposing[0]} before Precompiled is not supported (Hugging Face then "
+            "maps decomposed grapheme clusters character by character, which tokenmill does not copy)"
+        )
+    leading_spec = "hf:" + json.dumps({"type": "Sequence", "normalizers": leading}) if leading else "none"
     for step in steps:
         if step.get("type") not in ("Precompiled", "Replace", "Strip", "Prepend"):
             raise _core.FormatError(f"{where}: normalizer {step.get('type')!r} before a Unigram model is not supported")
@@ -399,6 +417,7 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
             **flags,
             precompiled_charsmap=charsmap,
             pretokenizer=pretokenizer,
+            steps=leading_spec,
         )
     except _core.TokenmillError as e:
         if isinstance(e, _core.FormatError) and str(e).startswith(where):
