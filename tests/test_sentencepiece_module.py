@@ -326,3 +326,24 @@ def test_errors_are_sentencepieces(both) -> None:
         mine.encode("x", out_type="serialized_proto", add_bos=True)
     with pytest.raises(RuntimeError, match="Model is not initialized"):
         ours.SentencePieceProcessor().encode("x")
+
+
+def test_sentencepiece_023_return_types_equal_sentencepiece(both, request: pytest.FixtureRequest) -> None:
+    """sentencepiece 0.2.3's names and outputs: `return_type`, bytes pieces, read-only NumPy
+    arrays, offset mappings (characters for text, bytes for bytes), `from_file`/`from_proto`."""
+    known_gap(request, "suffix")
+    np = pytest.importorskip("numpy")
+    theirs, mine = both
+    for return_type in (int, str, bytes, "offset_mapping"):
+        assert mine.encode(PROBES, return_type=return_type) == theirs.encode(PROBES, return_type=return_type)
+    encoded = [t.encode("utf-8") for t in PROBES]
+    assert mine.encode(encoded, return_type="offset_mapping") == theirs.encode(encoded, return_type="offset_mapping")
+    array = mine.encode(PROBES[0], return_type="numpy")
+    assert array.dtype == np.int32 and array.tolist() == theirs.encode(PROBES[0]) and not array.flags.writeable
+    assert mine.decode(array) == theirs.decode(theirs.encode(PROBES[0]))
+    with pytest.raises(ValueError, match="Cannot specify both"):
+        mine.encode("x", out_type=int, return_type=int)
+    proto = theirs.serialized_model_proto()
+    assert ours.SentencePieceProcessor.from_proto(proto, return_type=str).encode("hello") == theirs.encode(
+        "hello", out_type=str
+    )

@@ -31,6 +31,24 @@ from tokenmill.tokenizer import Tokenizer
 _random = random.Random()
 
 _PROTO_TYPES = ("serialized_proto", "immutable_proto")
+# Output types: sentencepiece 0.2.1's (`out_type`) and 0.2.3's (`return_type`: bytes, NumPy
+# arrays, offset mappings).
+_ENCODE_TYPES = (int, str, bytes, *_PROTO_TYPES, "numpy", "offset_mapping")
+
+
+class UnsupportedTypeError(RuntimeError, ValueError):
+    """An output type sentencepiece does not know: 0.2.1 raised RuntimeError, 0.2.3 ValueError;
+    this is both."""
+
+
+def _resolve(return_type: object, out_type: object, default: object) -> Any:
+    """`out_type` (0.2.1's name) or `return_type` (0.2.3's), not both; `default` for neither."""
+    if out_type is not None and return_type is not None:
+        raise ValueError("Cannot specify both out_type and return_type. Use return_type instead.")
+    chosen = out_type if out_type is not None else return_type
+    return default if chosen is None else chosen
+
+
 # A cut's pieces from the core: (id, normalized text, start, end) with character offsets.
 _Piece = tuple[int, str, int, int]
 
@@ -65,7 +83,7 @@ class SentencePieceProcessor:
         self,
         model_file: str | os.PathLike[str] | None = None,
         model_proto: bytes | None = None,
-        out_type: type | str = int,
+        out_type: type | str | None = None,
         add_bos: bool = False,
         add_eos: bool = False,
         reverse: bool = False,
@@ -74,9 +92,10 @@ class SentencePieceProcessor:
         nbest_size: int = -1,
         alpha: float = 0.1,
         num_threads: int = -1,
+        return_type: type | str | None = None,
     ) -> None:
         self._tok: Tokenizer | None = None
-        self._out_type = out_type
+        self._out_type = _resolve(return_type, out_type, int)
         self._add_bos, self._add_eos, self._reverse = add_bos, add_eos, reverse
         self._emit_unk_piece, self._enable_sampling = emit_unk_piece, enable_sampling
         self._nbest_size, self._alpha, self._num_threads = nbest_size, alpha, num_threads
@@ -87,11 +106,31 @@ class SentencePieceProcessor:
     def Init(self, **kwargs: Any) -> None:
         self.__init__(**kwargs)  # type: ignore[misc]
 
+    @classmethod
+    def from_file(cls, model_file: str | os.PathLike[str], **kwargs: Any) -> SentencePieceProcessor:
+        """A processor of the model in `model_file`, with `kwargs` as `__init__` takes them."""
+        if "model_file" in kwargs or "model_proto" in kwargs:
+            raise ValueError("model_file and model_proto cannot be passed via kwargs when using from_file.")
+        processor = cls(**kwargs)
+        processor.LoadFromFile(model_file)
+        return processor
+
+    @classmethod
+    def from_proto(cls, model_proto: bytes, **kwargs: Any) -> SentencePieceProcessor:
+        """A processor of the model in `model_proto` (the bytes of a `.model` file)."""
+        if "model_file" in kwargs or "model_proto" in kwargs:
+            raise ValueError("model_file and model_proto cannot be passed via kwargs when using from_proto.")
+        processor = cls(**kwargs)
+        processor.LoadFromSerializedProto(model_proto)
+        return processor
+
     def Load(self, model_file: str | os.PathLike[str] | None = None, model_proto: bytes | None = None) -> bool:
         if model_file and model_proto:
-            raise RuntimeError("model_file and model_proto must be exclusive.")
+            raise UnsupportedTypeError("model_file and model_proto must be exclusive.")
         if model_proto:
             return self.LoadFromSerializedProto(model_proto)
+        if not model_file:
+            raise ValueError("Either model_file or model_proto must be specified.")
         return self.LoadFromFile(model_file)
 
     def LoadFromFile(self, arg: str | os.PathLike[str] | None) -> bool:
@@ -250,10 +289,15 @@ class SentencePieceProcessor:
         nbest_size: int | None = None,
         alpha: float | None = None,
         num_threads: int | None = None,
+        thread_pool: object = None,
+        return_type: type | str | None = None,
+        return_bytes: bool | None = None,
     ) -> Any:
-        """`input` (a text or a list of texts) as ids (`out_type=int`), pieces (`str`) or a
-        proto (`"serialized_proto"`, `"immutable_proto"`)."""
-        out_type = self._out_type if out_type is None else out_type
+        """`input` (a text or a list of texts) as ids (`out_type=int`), pieces (`str`, `bytes`),
+        a proto (`"serialized_proto"`, `"immutable_proto"`), a NumPy array (`"numpy"`) or ids,
+        pieces and offsets (`"offset_mapping"`; byte offsets for `bytes` input or
+        `return_bytes=True`). `return_type` is 0.2.3's name for `out_type`."""
+        out_type = _resolve(return_type, out_type, self._out_type)
         opts = dict(
             add_bos=self._add_bos if add_bos is None else add_bos,
             add_eos=self._add_eos if add_eos is None else add_eos,
@@ -263,9 +307,11 @@ class SentencePieceProcessor:
         sampling = self._enable_sampling if enable_sampling is None else enable_sampling
         nbest_size = self._nbest_size if nbest_size is None else nbest_size
         alpha = self._alpha if alpha is None else alpha
-        if out_type not in (int, str, *_PROTO_TYPES):
-            raise RuntimeError(f"unknown out_type={out_type}")
-        if out_type in _PROTO_TYPES and any(opts.values()):
+        if out_type not in _ENCODE_TYPES:
+            raise UnsupportedTypeError(f"unknown out_type={out_type}")
+        if return_bytes is not None and out_type != "offset_mapping":
+            raise ValueError("return_bytes is only supported when return_type='offset_mapping'")
+        if out_type in (*_PROTO_TYPES, "offset_mapping") and any(opts.values()):
             raise RuntimeError(
                 "Unimplemented: add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API"
             )
@@ -274,19 +320,22 @@ class SentencePieceProcessor:
 
         def one(text: object) -> Any:
             t = _text(text)
+            as_bytes = isinstance(text, (bytes, bytearray)) if return_bytes is None else return_bytes
             if sampling:
-                return self._finish(t, self._sampled(t, nbest_size, alpha), out_type, **opts)
-            if out_type is int:
-                return self._with_options(self._core.encode_ordinary(t), **opts)
-            return self._finish(t, self._core.best_pieces(t), out_type, **opts)
+                return self._finish(t, self._sampled(t, nbest_size, alpha), out_type, as_bytes=as_bytes, **opts)
+            if out_type in (int, "numpy"):
+                return self._finish(t, None, out_type, ids=self._core.encode_ordinary(t), **opts)
+            return self._finish(t, self._core.best_pieces(t), out_type, as_bytes=as_bytes, **opts)
 
+        if hasattr(input, "tolist") and not isinstance(input, (str, bytes)):
+            input = input.tolist()
         if _is_batch(input):
-            if out_type is int and not sampling:
+            if out_type in (int, "numpy") and not sampling:
                 texts = [_text(t) for t in input]
                 threads = None if num_threads is None or num_threads < 0 else max(1, num_threads)
                 self._core  # noqa: B018 - raises when nothing is loaded
                 ids = self._tok.encode_ordinary_batch(texts, num_threads=threads)  # type: ignore[union-attr]
-                return [self._with_options(x, **opts) for x in ids]
+                return [self._finish("", None, out_type, ids=x, **opts) for x in ids]
             return [one(t) for t in input]
         return one(input)
 
@@ -360,11 +409,42 @@ class SentencePieceProcessor:
             raise RuntimeError(f"{which}_id is not defined.")
         return found
 
-    def _finish(self, text: str, pieces: list[_Piece], out_type: object, **opts: bool) -> Any:
-        if out_type is int:
-            return self._with_options([p[0] for p in pieces], **opts)
-        if out_type is str:
-            return self._with_options([self._spell(p, opts["emit_unk_piece"]) for p in pieces], pieces=True, **opts)
+    def _finish(
+        self,
+        text: str,
+        pieces: list[_Piece] | None,
+        out_type: object,
+        ids: list[int] | None = None,
+        as_bytes: bool = False,
+        **opts: bool,
+    ) -> Any:
+        """A cut as `out_type` asks: `pieces` with their places, or only `ids`."""
+        if out_type in (int, "numpy"):
+            ids = self._with_options(ids if pieces is None else [p[0] for p in pieces], **opts)
+            if out_type == "numpy":
+                import numpy as np
+
+                array = np.asarray(ids, dtype=np.int32)
+                array.flags.writeable = False  # as sentencepiece's, a view of its result
+                return array
+            return ids
+        assert pieces is not None
+        if out_type in (str, bytes):
+            spelled = [self._spell(p, opts["emit_unk_piece"]) for p in pieces]
+            spelled = self._with_options(spelled, pieces=True, **opts)
+            return [p.encode("utf-8") for p in spelled] if out_type is bytes else spelled
+        if out_type == "offset_mapping":
+            offsets = [(p[2], p[3]) for p in pieces]
+            spelled = [self._spell(p, False) for p in pieces]
+            if as_bytes:
+                at = _byte_offsets(text)
+                offsets = [(at[a], at[b]) for a, b in offsets]
+                return {
+                    "ids": [p[0] for p in pieces],
+                    "pieces": [x.encode("utf-8") for x in spelled],
+                    "offsets": offsets,
+                }
+            return {"ids": [p[0] for p in pieces], "pieces": spelled, "offsets": offsets}
         proto = self._proto(text, pieces)
         return proto._wire(True) if out_type == "serialized_proto" else proto
 
@@ -403,9 +483,10 @@ class SentencePieceProcessor:
         reverse: bool | None = None,
         emit_unk_piece: bool | None = None,
         nbest_size: int | None = None,
+        return_type: type | str | None = None,
     ) -> Any:
         """The `nbest_size` best cuts of `input` (Unigram models), best first."""
-        out_type = self._out_type if out_type is None else out_type
+        out_type = _resolve(return_type, out_type, self._out_type)
         opts = dict(
             add_bos=self._add_bos if add_bos is None else add_bos,
             add_eos=self._add_eos if add_eos is None else add_eos,
@@ -413,8 +494,8 @@ class SentencePieceProcessor:
             emit_unk_piece=self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece,
         )
         nbest_size = self._nbest_size if nbest_size is None else nbest_size
-        if out_type not in (int, str, *_PROTO_TYPES):
-            raise RuntimeError(f"unknown out_type={out_type}")
+        if out_type not in _ENCODE_TYPES or out_type == "offset_mapping":
+            raise UnsupportedTypeError(f"unknown out_type={out_type}")
         if out_type in _PROTO_TYPES and any(opts.values()):
             raise RuntimeError(
                 "Unimplemented: add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API"
@@ -448,11 +529,12 @@ class SentencePieceProcessor:
         alpha: float | None = None,
         wor: bool | None = None,
         include_best: bool | None = None,
+        return_type: type | str | None = None,
     ) -> Any:
         """`num_samples` cuts of `input` (Unigram), each with a score: drawn with replacement,
         each cut's log-probability; without (`wor=True`, Gumbel top-k), the log of each cut's
         probability of being among those drawn. `include_best` puts the best cut first."""
-        out_type = self._out_type if out_type is None else out_type
+        out_type = _resolve(return_type, out_type, self._out_type)
         opts = dict(
             add_bos=self._add_bos if add_bos is None else add_bos,
             add_eos=self._add_eos if add_eos is None else add_eos,
@@ -463,8 +545,8 @@ class SentencePieceProcessor:
         alpha = self._alpha if alpha is None else alpha
         if include_best and not wor:
             raise RuntimeError("include_best not supported for wor false")
-        if out_type not in (int, str, *_PROTO_TYPES):
-            raise RuntimeError(f"unknown out_type={out_type}")
+        if out_type not in _ENCODE_TYPES or out_type == "offset_mapping":
+            raise UnsupportedTypeError(f"unknown out_type={out_type}")
         self._need_unigram("sampling with scores")
 
         def one(text: object) -> Any:
@@ -515,11 +597,21 @@ class SentencePieceProcessor:
         return self._core.entropy(_text(input), float(alpha))
 
     # -- decoding ------------------------------------------------------------------------------
-    def Decode(self, input: Any, out_type: type | str = str, num_threads: int | None = None) -> Any:
-        """Ids or pieces back to text (`out_type=str` or `bytes`) or a proto; a list of lists
-        decodes each."""
-        if out_type not in (str, bytes, *_PROTO_TYPES):
-            raise RuntimeError("unknown output or input type")
+    def Decode(
+        self,
+        input: Any,
+        out_type: type | str | None = None,
+        num_threads: int | None = None,
+        thread_pool: object = None,
+        return_type: type | str | None = None,
+    ) -> Any:
+        """Ids or pieces back to text (`out_type=str` or `bytes`), a proto, or the text with
+        each piece's place (`"offset_mapping"`); a list of lists decodes each."""
+        out_type = _resolve(return_type, out_type, str)
+        if out_type not in (str, bytes, *_PROTO_TYPES, "offset_mapping"):
+            raise UnsupportedTypeError("unknown output or input type")
+        if hasattr(input, "tolist") and not isinstance(input, (str, bytes)):
+            input = input.tolist()
         if isinstance(input, int) and not isinstance(input, bool):
             input = [input]
         if input is None:
@@ -551,6 +643,13 @@ class SentencePieceProcessor:
         if out_type is str:
             return text
         proto = self._decoded_proto(text, pieces_text, ids, parts)
+        if out_type == "offset_mapping":
+            return {
+                "text": text,
+                "ids": ids,
+                "pieces": pieces_text,
+                "offsets": [(p.begin, p.end) for p in proto._pieces],
+            }
         return proto._wire(True) if out_type == "serialized_proto" else proto
 
     def _decode_pieces(self, pieces: list[str]) -> tuple[list[bytes], list[int]]:
@@ -690,8 +789,10 @@ def _score_shortcut(out_type: object) -> Callable[..., Any]:
 
 
 def _decode_shortcut(out_type: object) -> Callable[..., Any]:
-    def decode(self: SentencePieceProcessor, input: Any, **kwargs: Any) -> Any:
-        return self.Decode(input, out_type, **kwargs)
+    def decode(self: SentencePieceProcessor, input: Any, *args: Any, **kwargs: Any) -> Any:
+        if out_type is not str and not args:
+            kwargs.setdefault("out_type", out_type)
+        return self.Decode(input, *args, **kwargs)
 
     return decode
 
@@ -701,12 +802,14 @@ _SUFFIXES: dict[str, object] = {
     "Ids": int,
     "SerializedProto": "serialized_proto",
     "ImmutableProto": "immutable_proto",
+    "Numpy": "numpy",
 }
 for _suffix, _type in _SUFFIXES.items():
     setattr(SentencePieceProcessor, f"EncodeAs{_suffix}", _shortcut(_type))
     setattr(SentencePieceProcessor, f"SampleEncodeAs{_suffix}", _sample_shortcut(_type))
     setattr(SentencePieceProcessor, f"NBestEncodeAs{_suffix}", _nbest_shortcut(_type))
     setattr(SentencePieceProcessor, f"SampleEncodeAndScoreAs{_suffix}", _score_shortcut(_type))
+SentencePieceProcessor.EncodeAsOffsetMapping = _shortcut("offset_mapping")  # type: ignore[attr-defined]
 for _kind in ("Pieces", "Ids"):
     setattr(SentencePieceProcessor, f"Decode{_kind}", _decode_shortcut(str))
     setattr(SentencePieceProcessor, f"Decode{_kind}AsSerializedProto", _decode_shortcut("serialized_proto"))
