@@ -134,13 +134,27 @@ def test_saved_files_keep_the_pre_tokenizer(
         assert again.encode(text) == hf.encode(text).ids
         ids = hf.encode(text).ids
         assert again.decode(ids) == hf.decode(ids, skip_special_tokens=False)
-        if kind == "wordlevel":
-            with pytest.raises(tokenmill.ConfigError, match="WordLevel"):
-                tok.to_huggingface(tmp_path / "tokenizer.json")
-            continue
         tok.to_huggingface(tmp_path / "tokenizer.json")
         again = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
         assert again.encode(text).ids == hf.encode(text).ids
+        assert again.decode(ids) == hf.decode(ids)
+
+
+@pytest.mark.parametrize("kind", ["wordlevel", "bpe"])
+def test_files_written_back(
+    kind: str, corpus: str, tmp_path_factory: pytest.TempPathFactory, multilingual_text: str
+) -> None:
+    """WordLevel and character-level BPE tokenizers written by `to_huggingface` encode and
+    decode as the file they came from, for every pre-tokenizer set-up."""
+    for name in PRE_TOKENIZERS:
+        tok, hf = _pair(kind, name, corpus, tmp_path_factory)
+        path = tmp_path_factory.mktemp("back") / "tokenizer.json"
+        tok.to_huggingface(path)
+        again = Tokenizer.from_file(str(path))
+        for text in multilingual_text.splitlines()[:20]:
+            ids = hf.encode(text).ids
+            assert again.encode(text).ids == ids, name
+            assert again.decode(ids) == hf.decode(ids)
 
 
 def test_unicode_scripts_on_every_code_point() -> None:

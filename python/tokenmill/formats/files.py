@@ -137,8 +137,8 @@ class FileMethods:
         from tokenmill.formats import huggingface_sentencepiece, wordpiece
 
         if self.model_type == "wordlevel":
-            raise _core.ConfigError("to_huggingface does not write WordLevel models yet (save() keeps them)")
-        if self.model_type == "wordpiece":
+            hf.write_wordlevel(path, self._core)
+        elif self.model_type == "wordpiece":
             wordpiece.write_tokenizer_json(path, self._core)
         elif self.model_type == "unigram" or self.model_config().get("sentencepiece"):
             huggingface_sentencepiece.to_tokenizer_json(path, self._core)

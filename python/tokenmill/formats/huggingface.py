@@ -234,6 +234,89 @@ def read_wordlevel(document: _core.TokenizerJson, data: dict[str, Any], where: s
     )
 
 
+def write_wordlevel(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> None:
+    """Writes a WordLevel tokenizer as a `tokenizer.json`: its normalizer and pre-tokenizer in
+    Hugging Face's terms, the vocabulary, the unknown token, the decoder it was read with.
+
+    >>> write_wordlevel("tokenizer.json", Tokenizer.from_huggingface("wordlevel.json")._core)  # doctest: +SKIP
+    """
+    doc = json.loads(core.to_json())
+    specials = dict(core.special_tokens())
+    vocab = {core.token_bytes(i).decode("utf-8"): i for i in core.ordinary_ids()}
+    vocab.update(specials)
+    decoder = doc.get("hf_decoder")
+    if decoder is not None and decoder.get("type") == "JoinedWithSpaces":
+        decoder = None  # what tokenizers does without one
+
+    def token_of(i: int) -> str:
+        return core.token_bytes(i).decode("utf-8")
+
+    inputs = json.loads(core.hf_model_inputs_json(token_of))
+    normalizers = hf_normalizers(core.normalizer)
+    data = {
+        "version": "1.0",
+        "truncation": inputs["truncation"],
+        "padding": inputs["padding"],
+        "added_tokens": added_tokens(specials, core),
+        "normalizer": {"type": "Sequence", "normalizers": normalizers} if normalizers else None,
+        "pre_tokenizer": hf_pre_tokenizer(core.pattern),
+        "post_processor": inputs["post_processor"],
+        "decoder": decoder,
+        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": doc["model"]["unk_token"]},
+    }
+    write_atomically(path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
+
+
+def _write_char_bpe(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> None:
+    """A character-level BPE tokenizer read from a file with Hugging Face's splitting
+    pre-tokenizers (no SentencePiece whitespace rules) written back as such a file."""
+    doc = json.loads(core.to_json())
+    spec = doc.get("sentencepiece_normalizer") or {}
+    if spec.get("rules") or any(
+        spec.get(k) for k in ("add_dummy_prefix", "remove_extra_whitespaces", "escape_whitespaces")
+    ):
+        raise _core.ConfigError(
+            "to_huggingface: this character-level BPE model's whitespace rules have no Hugging Face form here"
+        )
+    model = doc["model"]
+    specials = dict(core.special_tokens())
+
+    def text_of(i: int) -> str:
+        return core.token_bytes(i).decode("utf-8")
+
+    vocab = {text_of(i): i for i in core.ordinary_ids()}
+    vocab.update(specials)
+    decoder = doc.get("hf_decoder")
+    if decoder is not None and decoder.get("type") == "JoinedWithSpaces":
+        decoder = None
+    inputs = json.loads(core.hf_model_inputs_json(text_of))
+    normalizers = hf_normalizers(core.normalizer)
+    config = json.loads(core.model_config_json())
+    data = {
+        "version": "1.0",
+        "truncation": inputs["truncation"],
+        "padding": inputs["padding"],
+        "added_tokens": added_tokens(specials, core),
+        "normalizer": {"type": "Sequence", "normalizers": normalizers} if normalizers else None,
+        "pre_tokenizer": hf_pre_tokenizer(core.pattern),
+        "post_processor": inputs["post_processor"],
+        "decoder": decoder,
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": config.get("unk_token"),
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": config.get("end_of_word_suffix"),
+            "fuse_unk": config.get("fuse_unk", False),
+            "byte_fallback": config.get("byte_fallback", False),
+            "ignore_merges": config.get("whole_piece_first", False),
+            "vocab": vocab,
+            "merges": [[text_of(a), text_of(b)] for a, b in model["merges"]],
+        },
+    }
+    write_atomically(path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
+
+
 # Our `prefix_space` step: a space before a text segment (between special tokens) that does
 # not start with one. Hugging Face's ByteLevel `add_prefix_space` is not that: it runs in the
 # pre-tokenizer, on every piece an earlier Split made ("a b" → " a", " b"). Normalizers run on
@@ -307,7 +390,8 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
     """Writes a byte-level BPE `tokenizer.json` that Hugging Face `tokenizers` loads and encodes
     the same way."""
     if not core.byte_level:
-        raise _core.ConfigError("to_huggingface writes byte-level BPE only; this tokenizer is character-level")
+        _write_char_bpe(path, core)
+        return
     normalizers = hf_normalizers(core.normalizer)
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
     pattern = core.pattern
