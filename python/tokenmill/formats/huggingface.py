@@ -390,6 +390,13 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
     """Writes a byte-level BPE `tokenizer.json` that Hugging Face `tokenizers` loads and encodes
     the same way."""
     if not core.byte_level:
+        if not (core.pattern.startswith(HF_PREFIX) or core.pattern == "none"):
+            # tokenmill's own character-level BPE (regex pre-tokenizers, its rules for
+            # characters it never saw) has no exact Hugging Face form.
+            raise _core.ConfigError(
+                "to_huggingface writes byte-level BPE, and character-level BPE read from a tokenizer.json; "
+                "this tokenizer is character-level with tokenmill's own pre-tokenizer"
+            )
         _write_char_bpe(path, core)
         return
     normalizers = hf_normalizers(core.normalizer)
