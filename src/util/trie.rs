@@ -300,6 +300,8 @@ pub struct CharTrie {
     runs: Vec<(u32, u32)>,
     /// (character, child, value) runs, by parent then character.
     edges: Vec<(u32, u32, u32)>,
+    /// The longest key, in bytes.
+    max_len: usize,
 }
 
 /// Open addressing over (key, child, value) slots, at most half full; key 0 marks an empty
@@ -356,7 +358,9 @@ impl CharTrie {
         let mut root = EdgeTable::new();
         let mut deeper = EdgeTable::new();
         let mut nodes = 1u32;
+        let mut max_len = 0;
         for (key, value) in keys {
+            max_len = max_len.max(key.len());
             let mut node = 1u32;
             let mut chars = key.chars().peekable();
             while let Some(c) = chars.next() {
@@ -387,7 +391,12 @@ impl CharTrie {
             run.1 += 1;
         }
         let edges = edges.into_iter().map(|(_, c, child, value)| (c, child, value)).collect();
-        CharTrie { root, runs, edges }
+        CharTrie { root, runs, edges, max_len }
+    }
+
+    /// The longest key's length in bytes.
+    pub fn max_len(&self) -> usize {
+        self.max_len
     }
 
     #[inline(always)]

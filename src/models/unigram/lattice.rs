@@ -68,7 +68,7 @@ pub fn viterbi(model: &impl Pieces, text: &str, base: f32, path: &mut Vec<(u32, 
         best.clear();
         best.resize(text.len() + 1, (0.0, UNSET, 0));
         best[0] = (base, 0, 0);
-        let mut reset = Reset::default();
+        let mut reset = Reset::new(model);
         for_each_edge(model, text, |e| {
             reset.at(best, e);
             let score = e.score as f32;
@@ -90,30 +90,40 @@ pub const SCORE_RESET: f32 = 100_000.0;
 /// pieces start from lies beyond ±`SCORE_RESET`, it is subtracted from that position and from
 /// every position ahead that some piece already reaches, so that sums stay small (and round as
 /// small sums do). Viterbi calls `at` with each edge; edges come in order of start.
-#[derive(Default)]
 struct Reset {
-    start: Option<u32>,
-    frontier: usize,
+    /// How far past a position an edge from before it can reach: the longest piece, or one
+    /// character (an unknown one).
+    reach: usize,
     happened: bool,
 }
 
 impl Reset {
-    #[inline]
+    fn new(model: &impl Pieces) -> Self {
+        Reset { reach: model.trie().max_len().max(4), happened: false }
+    }
+
+    /// Before `e` is weighed: the reset, if the best score into its start lies beyond the
+    /// bound (after a reset it is 0, so the other edges from that start pass straight by).
+    #[inline(always)]
     fn at(&mut self, best: &mut [(f32, u32, u32)], e: Edge) {
-        if self.start != Some(e.start) {
-            self.start = Some(e.start);
-            let start = e.start as usize;
-            let here = best[start].0;
-            if !(-SCORE_RESET..=SCORE_RESET).contains(&here) {
-                self.happened = true;
-                for (i, way) in best.iter_mut().enumerate().take(self.frontier.max(start) + 1).skip(start) {
-                    if i == start || way.1 != u32::MAX {
-                        way.0 -= here;
-                    }
-                }
+        let here = best[e.start as usize].0;
+        if !(-SCORE_RESET..=SCORE_RESET).contains(&here) {
+            self.apply(best, e.start as usize, here);
+        }
+    }
+
+    /// Subtracts `here` from the start and from every position ahead that an edge from before
+    /// it reached (those lie within `reach` of it; no edge from the start is weighed yet).
+    #[cold]
+    #[inline(never)]
+    fn apply(&mut self, best: &mut [(f32, u32, u32)], start: usize, here: f32) {
+        self.happened = true;
+        let end = best.len().min(start + self.reach + 1);
+        for (i, way) in best.iter_mut().enumerate().take(end).skip(start) {
+            if i == start || way.1 != u32::MAX {
+                way.0 -= here;
             }
         }
-        self.frontier = self.frontier.max(e.end as usize);
     }
 }
 
@@ -170,7 +180,7 @@ pub fn viterbi_in_binade(
             slack.clear();
             slack.resize(text.len() + 1, 0.0);
             best[0] = (base, 0, 0);
-            let mut reset = Reset::default();
+            let mut reset = Reset::new(model);
             for_each_edge(model, text, |e| {
                 reset.at(best, e);
                 let score = e.score as f32;
