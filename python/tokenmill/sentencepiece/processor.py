@@ -37,8 +37,8 @@ _ENCODE_TYPES = (int, str, bytes, *_PROTO_TYPES, "numpy", "offset_mapping")
 
 
 class UnsupportedTypeError(RuntimeError, ValueError):
-    """An output type sentencepiece does not know: 0.2.1 raised RuntimeError, 0.2.3 ValueError;
-    this is both."""
+    """An output type or sampling argument sentencepiece refuses: 0.2.1 raised RuntimeError,
+    0.2.3 ValueError; this is both."""
 
 
 def _resolve(return_type: object, out_type: object, default: object) -> Any:
@@ -341,7 +341,7 @@ class SentencePieceProcessor:
 
     def _check_sampling(self, nbest_size: int, alpha: float) -> None:
         if self._unigram and nbest_size in (0, 1) or alpha is None:
-            raise RuntimeError(
+            raise UnsupportedTypeError(
                 'When enable_sampling is True, We must specify "nbest_size > 1" or "nbest_size = -1", and "alpha".'
             )
         if not self._unigram and not 0.0 <= alpha <= 1.0:
