@@ -79,11 +79,10 @@ def test_encode_equals_sentencepiece(both, request: pytest.FixtureRequest) -> No
     theirs, mine = both
     assert mine.encode(PROBES) == theirs.encode(PROBES)
     assert mine.encode(PROBES, out_type=str) == theirs.encode(PROBES, out_type=str)
-    # Not the probe with `<s>` in its text: sentencepiece shows an unknown run spelling a control
-    # piece as that piece, tokenmill as `<unk>` (left alone).
-    plain = [t for t in PROBES if "<s>" not in t]
-    assert mine.encode(plain, out_type=str, emit_unk_piece=True) == theirs.encode(
-        plain, out_type=str, emit_unk_piece=True
+    # With the probe spelling `<s>` in its text: an unknown run that spells a control piece stays
+    # that text (sentencepiece 0.2.3 replaces unknown pieces by string).
+    assert mine.encode(PROBES, out_type=str, emit_unk_piece=True) == theirs.encode(
+        PROBES, out_type=str, emit_unk_piece=True
     )
     for options in ({"add_bos": True}, {"add_eos": True, "reverse": True}, {"add_bos": True, "reverse": True}):
         for out_type in (int, str):

@@ -449,10 +449,15 @@ class SentencePieceProcessor:
         return proto._wire(True) if out_type == "serialized_proto" else proto
 
     def _spell(self, piece: _Piece, emit_unk_piece: bool) -> str:
+        """A piece as sentencepiece spells it: an unknown piece as the text it stands for, and
+        with `emit_unk_piece` as the unknown piece — unless that text spells a piece of the
+        vocabulary (a control piece's `<s>`): sentencepiece 0.2.3 replaces by string."""
         i, normalized = piece[0], piece[1]
-        if i == self._unk and not emit_unk_piece:
-            return normalized
-        return self._pieces()[i]
+        if i != self._unk:
+            return self._pieces()[i]
+        if emit_unk_piece and self._piece_ids().get(normalized, self._unk) == self._unk:
+            return self._pieces()[i]
+        return normalized
 
     def _proto(self, text: str, pieces: list[_Piece], score: float | None = None) -> ImmutableSentencePieceText:
         offsets = _byte_offsets(text)
