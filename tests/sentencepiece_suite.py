@@ -12,10 +12,7 @@ needs the archive, which the test run must not download).
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
@@ -29,24 +26,13 @@ sys.modules["sentencepiece"] = _ours
 
 
 def main(archive: str, pytest_args: list[str]) -> int:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from peer_suite import run_with_shim, unpack_tests
+
     with tempfile.TemporaryDirectory(prefix="sentencepiece-suite-") as tmp:
         root = Path(tmp)
-        with tarfile.open(archive) as tar:
-            members = [m for m in tar.getmembers() if "/test/" in m.name and m.isfile()]
-            for member in members:
-                member.name = "test/" + member.name.split("/test/", 1)[1]
-            tar.extractall(root, members=members, filter="data")
-        # Fails the run at once if `import sentencepiece` were to find the real one.
-        (root / "conftest.py").write_text(
-            "import sentencepiece\n\n"
-            "assert sentencepiece.__name__ == 'tokenmill.sentencepiece', sentencepiece.__file__\n"
-        )
-        (root / "shim").mkdir()
-        (root / "shim" / "sentencepiece.py").write_text(SHIM)
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root / "shim"), env.get("PYTHONPATH")]))
-        command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "test", *pytest_args]
-        return subprocess.call(command, cwd=root, env=env)
+        unpack_tests(archive, root, "test")
+        return run_with_shim(root, "sentencepiece", "tokenmill.sentencepiece", SHIM, "test", pytest_args)
 
 
 if __name__ == "__main__":

@@ -13,10 +13,7 @@ archive, which the test run must not download).
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
@@ -34,26 +31,15 @@ sys.modules["tiktoken"] = _ours
 
 def main(archive: str, pytest_args: list[str]) -> int:
     sys.path.insert(0, str(Path(__file__).parent))
+    from peer_suite import run_with_shim, unpack_tests
     from vocab_files import fill_tiktoken_cache
 
     with tempfile.TemporaryDirectory(prefix="tiktoken-suite-") as tmp:
         root = Path(tmp)
-        with tarfile.open(archive) as tar:
-            members = [m for m in tar.getmembers() if "/tests/" in m.name and m.isfile()]
-            for member in members:
-                member.name = "tests/" + member.name.split("/tests/", 1)[1]
-            tar.extractall(root, members=members, filter="data")
-        # Fails the run at once if `import tiktoken` were to find the real one.
-        (root / "conftest.py").write_text(
-            'import tiktoken\n\nassert tiktoken.__name__ == "tokenmill.tiktoken", tiktoken.__file__\n'
-        )
-        (root / "shim").mkdir()
-        (root / "shim" / "tiktoken.py").write_text(SHIM)
+        unpack_tests(archive, root, "tests")
         fill_tiktoken_cache(root / "cache")
-        env = dict(os.environ, TIKTOKEN_CACHE_DIR=str(root / "cache"))
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root / "shim"), env.get("PYTHONPATH")]))
-        command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "tests", *pytest_args]
-        return subprocess.call(command, cwd=root, env=env)
+        env = {"TIKTOKEN_CACHE_DIR": str(root / "cache")}
+        return run_with_shim(root, "tiktoken", "tokenmill.tiktoken", SHIM, "tests", pytest_args, env)
 
 
 if __name__ == "__main__":

@@ -240,31 +240,8 @@ def write_wordlevel(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> 
 
     >>> write_wordlevel("tokenizer.json", Tokenizer.from_huggingface("wordlevel.json")._core)  # doctest: +SKIP
     """
-    doc = json.loads(core.to_json())
-    specials = dict(core.special_tokens())
-    vocab = {core.token_bytes(i).decode("utf-8"): i for i in core.ordinary_ids()}
-    vocab.update(specials)
-    decoder = doc.get("hf_decoder")
-    if decoder is not None and decoder.get("type") == "JoinedWithSpaces":
-        decoder = None  # what tokenizers does without one
-
-    def token_of(i: int) -> str:
-        return core.token_bytes(i).decode("utf-8")
-
-    inputs = json.loads(core.hf_model_inputs_json(token_of))
-    normalizers = hf_normalizers(core.normalizer)
-    data = {
-        "version": "1.0",
-        "truncation": inputs["truncation"],
-        "padding": inputs["padding"],
-        "added_tokens": added_tokens(specials, core),
-        "normalizer": {"type": "Sequence", "normalizers": normalizers} if normalizers else None,
-        "pre_tokenizer": hf_pre_tokenizer(core.pattern),
-        "post_processor": inputs["post_processor"],
-        "decoder": decoder,
-        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": doc["model"]["unk_token"]},
-    }
-    write_atomically(path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
+    unk_token = json.loads(core.to_json())["model"]["unk_token"]
+    _write_text_tokens(path, core, {"type": "WordLevel", "unk_token": unk_token})
 
 
 def _write_char_bpe(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> None:
@@ -278,7 +255,29 @@ def _write_char_bpe(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> 
         raise _core.ConfigError(
             "to_huggingface: this character-level BPE model's whitespace rules have no Hugging Face form here"
         )
-    model = doc["model"]
+    config = json.loads(core.model_config_json())
+
+    def text_of(i: int) -> str:
+        return core.token_bytes(i).decode("utf-8")
+
+    model = {
+        "type": "BPE",
+        "dropout": None,
+        "unk_token": config.get("unk_token"),
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": config.get("end_of_word_suffix"),
+        "fuse_unk": config.get("fuse_unk", False),
+        "byte_fallback": config.get("byte_fallback", False),
+        "ignore_merges": config.get("whole_piece_first", False),
+        "merges": [[text_of(a), text_of(b)] for a, b in doc["model"]["merges"]],
+    }
+    _write_text_tokens(path, core, model)
+
+
+def _write_text_tokens(path: str | os.PathLike[str], core: _core.CoreTokenizer, model: dict[str, Any]) -> None:
+    """Writes a `tokenizer.json` of a tokenizer whose tokens are text (WordLevel, character-level
+    BPE): `model` with the vocabulary filled in, and around it the normalizers, pre-tokenizer,
+    added tokens, model inputs and the decoder it was read with."""
     specials = dict(core.special_tokens())
 
     def text_of(i: int) -> str:
@@ -286,12 +285,11 @@ def _write_char_bpe(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> 
 
     vocab = {text_of(i): i for i in core.ordinary_ids()}
     vocab.update(specials)
-    decoder = doc.get("hf_decoder")
+    decoder = json.loads(core.to_json()).get("hf_decoder")
     if decoder is not None and decoder.get("type") == "JoinedWithSpaces":
-        decoder = None
+        decoder = None  # what tokenizers does without one
     inputs = json.loads(core.hf_model_inputs_json(text_of))
     normalizers = hf_normalizers(core.normalizer)
-    config = json.loads(core.model_config_json())
     data = {
         "version": "1.0",
         "truncation": inputs["truncation"],
@@ -301,18 +299,7 @@ def _write_char_bpe(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> 
         "pre_tokenizer": hf_pre_tokenizer(core.pattern),
         "post_processor": inputs["post_processor"],
         "decoder": decoder,
-        "model": {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": config.get("unk_token"),
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": config.get("end_of_word_suffix"),
-            "fuse_unk": config.get("fuse_unk", False),
-            "byte_fallback": config.get("byte_fallback", False),
-            "ignore_merges": config.get("whole_piece_first", False),
-            "vocab": vocab,
-            "merges": [[text_of(a), text_of(b)] for a, b in model["merges"]],
-        },
+        "model": {**model, "vocab": vocab},
     }
     write_atomically(path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
 

@@ -277,6 +277,17 @@ class SentencePieceProcessor:
         return self.PieceToId(piece)
 
     # -- encoding ------------------------------------------------------------------------------
+    def _options(
+        self, add_bos: bool | None, add_eos: bool | None, reverse: bool | None, emit_unk_piece: bool | None
+    ) -> dict[str, bool]:
+        """A call's options, the processor's where the call gives none."""
+        return dict(
+            add_bos=self._add_bos if add_bos is None else add_bos,
+            add_eos=self._add_eos if add_eos is None else add_eos,
+            reverse=self._reverse if reverse is None else reverse,
+            emit_unk_piece=self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece,
+        )
+
     def Encode(
         self,
         input: Any,
@@ -298,12 +309,7 @@ class SentencePieceProcessor:
         pieces and offsets (`"offset_mapping"`; byte offsets for `bytes` input or
         `return_bytes=True`). `return_type` is 0.2.3's name for `out_type`."""
         out_type = _resolve(return_type, out_type, self._out_type)
-        opts = dict(
-            add_bos=self._add_bos if add_bos is None else add_bos,
-            add_eos=self._add_eos if add_eos is None else add_eos,
-            reverse=self._reverse if reverse is None else reverse,
-            emit_unk_piece=self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece,
-        )
+        opts = self._options(add_bos, add_eos, reverse, emit_unk_piece)
         sampling = self._enable_sampling if enable_sampling is None else enable_sampling
         nbest_size = self._nbest_size if nbest_size is None else nbest_size
         alpha = self._alpha if alpha is None else alpha
@@ -311,10 +317,7 @@ class SentencePieceProcessor:
             raise UnsupportedTypeError(f"unknown out_type={out_type}")
         if return_bytes is not None and out_type != "offset_mapping":
             raise ValueError("return_bytes is only supported when return_type='offset_mapping'")
-        if out_type in (*_PROTO_TYPES, "offset_mapping") and any(opts.values()):
-            raise RuntimeError(
-                "Unimplemented: add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API"
-            )
+        _refuse_options(out_type, opts)
         if sampling:
             self._check_sampling(nbest_size, alpha)
 
@@ -446,7 +449,7 @@ class SentencePieceProcessor:
                 }
             return {"ids": [p[0] for p in pieces], "pieces": spelled, "offsets": offsets}
         proto = self._proto(text, pieces)
-        return proto._wire(True) if out_type == "serialized_proto" else proto
+        return _as_asked(proto, out_type)
 
     def _spell(self, piece: _Piece, emit_unk_piece: bool) -> str:
         """A piece as sentencepiece spells it: an unknown piece as the text it stands for, and
@@ -492,19 +495,11 @@ class SentencePieceProcessor:
     ) -> Any:
         """The `nbest_size` best cuts of `input` (Unigram models), best first."""
         out_type = _resolve(return_type, out_type, self._out_type)
-        opts = dict(
-            add_bos=self._add_bos if add_bos is None else add_bos,
-            add_eos=self._add_eos if add_eos is None else add_eos,
-            reverse=self._reverse if reverse is None else reverse,
-            emit_unk_piece=self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece,
-        )
+        opts = self._options(add_bos, add_eos, reverse, emit_unk_piece)
         nbest_size = self._nbest_size if nbest_size is None else nbest_size
         if out_type not in _ENCODE_TYPES or out_type == "offset_mapping":
             raise UnsupportedTypeError(f"unknown out_type={out_type}")
-        if out_type in _PROTO_TYPES and any(opts.values()):
-            raise RuntimeError(
-                "Unimplemented: add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API"
-            )
+        _refuse_options(out_type, opts)
         self._need_unigram("n-best encoding")
 
         def one(text: object) -> Any:
@@ -512,7 +507,7 @@ class SentencePieceProcessor:
             cuts = self._core.nbest_pieces(t, max(1, nbest_size))
             if out_type in _PROTO_TYPES:
                 proto = ImmutableNBestSentencePieceText([self._proto(t, pieces, score) for pieces, score in cuts])
-                return proto._wire(True) if out_type == "serialized_proto" else proto
+                return _as_asked(proto, out_type)
             return [self._finish(t, pieces, out_type, **opts) for pieces, _ in cuts]
 
         return [one(t) for t in input] if _is_batch(input) else one(input)
@@ -540,12 +535,7 @@ class SentencePieceProcessor:
         each cut's log-probability; without (`wor=True`, Gumbel top-k), the log of each cut's
         probability of being among those drawn. `include_best` puts the best cut first."""
         out_type = _resolve(return_type, out_type, self._out_type)
-        opts = dict(
-            add_bos=self._add_bos if add_bos is None else add_bos,
-            add_eos=self._add_eos if add_eos is None else add_eos,
-            reverse=self._reverse if reverse is None else reverse,
-            emit_unk_piece=self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece,
-        )
+        opts = self._options(add_bos, add_eos, reverse, emit_unk_piece)
         num_samples = 1 if num_samples is None else num_samples
         alpha = self._alpha if alpha is None else alpha
         if include_best and not wor:
@@ -562,7 +552,7 @@ class SentencePieceProcessor:
                 drawn = [self._core.sampled_pieces(t, float(alpha), _seed()) for _ in range(num_samples)]
             if out_type in _PROTO_TYPES:
                 proto = ImmutableNBestSentencePieceText([self._proto(t, pieces, score) for pieces, score in drawn])
-                return proto._wire(True) if out_type == "serialized_proto" else proto
+                return _as_asked(proto, out_type)
             return [(self._finish(t, pieces, out_type, **opts), score) for pieces, score in drawn]
 
         return [one(t) for t in input] if _is_batch(input) else one(input)
@@ -655,7 +645,7 @@ class SentencePieceProcessor:
                 "pieces": pieces_text,
                 "offsets": [(p.begin, p.end) for p in proto._pieces],
             }
-        return proto._wire(True) if out_type == "serialized_proto" else proto
+        return _as_asked(proto, out_type)
 
     def _decode_pieces(self, pieces: list[str]) -> tuple[list[bytes], list[int]]:
         """Each piece's bytes in the decoded text: pieces of the vocabulary decode as their ids
@@ -718,6 +708,17 @@ class SentencePieceProcessor:
 
 
 _WOR_CUTS = 1024
+
+
+def _refuse_options(out_type: object, opts: dict[str, bool]) -> None:
+    """Protos and offset mappings show the cut as it is: no added or reversed pieces."""
+    if out_type in (*_PROTO_TYPES, "offset_mapping") and any(opts.values()):
+        raise RuntimeError("Unimplemented: add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API")
+
+
+def _as_asked(proto: Any, out_type: object) -> Any:
+    """A proto object, or its wire bytes (with byte offsets) for ``"serialized_proto"``."""
+    return proto._wire(True) if out_type == "serialized_proto" else proto
 
 
 def _log1mexp(x: float) -> float:
