@@ -3,6 +3,8 @@
 //! and two characters it still counts as marks that are letters now. Found by running both on
 //! every code point (`tests/test_huggingface_components.py` checks them the same way).
 
+use super::charset::CharSet;
+
 /// Ranges of combining marks today that `tokenizers`' `StripAccents` does not strip.
 const NEWER_MARKS: &[(u32, u32)] = &[
     (0x05C8, 0x05C9),
@@ -112,20 +114,11 @@ const FORMER_MARKS: (u32, u32) = (0x1CF2, 0x1CF3);
 
 /// Whether `tokenizers`' `StripAccents` drops `c`.
 pub fn is_hf_combining_mark(c: char) -> bool {
+    static NEWER: std::sync::OnceLock<CharSet> = std::sync::OnceLock::new();
     let cp = c as u32;
     if (FORMER_MARKS.0..=FORMER_MARKS.1).contains(&cp) {
         return true;
     }
     unicode_normalization::char::is_combining_mark(c)
-        && NEWER_MARKS
-            .binary_search_by(|&(lo, hi)| {
-                if hi < cp {
-                    std::cmp::Ordering::Less
-                } else if lo > cp {
-                    std::cmp::Ordering::Greater
-                } else {
-                    std::cmp::Ordering::Equal
-                }
-            })
-            .is_err()
+        && !NEWER.get_or_init(|| CharSet::from_ranges(NEWER_MARKS)).contains(c)
 }
