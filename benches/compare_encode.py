@@ -53,6 +53,8 @@ RUN_ORDER = ["tokenmill", "quicktok-v1", "bpe-openai", "tiktoken", "hf-tokenizer
 
 
 def load_tokenizer(encoding: str, pattern: str | None = None) -> tokenmill.Tokenizer:
+    if Path(encoding).is_file():  # any tokenizer file tokenmill reads (A/B runs on other models)
+        return tokenmill.load(encoding)
     if encoding in ("llama3", "qwen3"):
         ranks, specials = open_model_vocabulary(encoding)
         return tokenmill.Tokenizer.from_tiktoken(ranks, pattern=pattern or PATTERNS[encoding], special_tokens=specials)

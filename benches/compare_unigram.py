@@ -33,8 +33,9 @@ is loaded into sentencepiece.SentencePieceProcessor and tokenmill.Tokenizer.from
 (load times, best of 3), and the first --encode-bytes of the corpus, cut at line ends into
 ~--doc-bytes documents, is encoded: a batch call on 1 and on 2 threads
 (`sp.encode(docs, num_threads=n)`, `tok.encode_batch(docs, num_threads=n)`) and a Python loop
-of single-text calls; best of --rounds, ids checked equal to sentencepiece's, MB/s printed with
-tokenmill's speed as a multiple of sentencepiece's.
+of single-text calls, the two libraries taking turns; best of --rounds, ids checked equal to
+sentencepiece's, MB/s printed with tokenmill's speed as a multiple of sentencepiece's (of the best
+times, and the median of the rounds' paired ratios).
 """
 
 from __future__ import annotations
@@ -243,6 +244,23 @@ def best_of(rounds: int, fn) -> tuple[float, object]:
     return best, out
 
 
+def interleaved(rounds: int, run_a, run_b) -> tuple[float, object, float, object, float]:
+    """Both runs taken in turns (this machine's speed swings within seconds): each one's best
+    time and output, and the median over rounds of a's time / b's time."""
+    times_a, times_b, out_a, out_b = [], [], None, None
+    for r in range(rounds):
+        for which in ("a", "b") if r % 2 else ("b", "a"):
+            start = time.perf_counter()
+            if which == "a":
+                out_a = run_a()
+                times_a.append(time.perf_counter() - start)
+            else:
+                out_b = run_b()
+                times_b.append(time.perf_counter() - start)
+    ratios = sorted(a / b for a, b in zip(times_a, times_b, strict=True))
+    return min(times_a), out_a, min(times_b), out_b, ratios[len(ratios) // 2]
+
+
 def run_encoding(args: argparse.Namespace, model: str) -> None:
     import sentencepiece as spm
 
@@ -271,8 +289,7 @@ def run_encoding(args: argparse.Namespace, model: str) -> None:
     ]  # fmt: skip
     reference = None
     for label, run_sp, run_tm in runs:
-        t_sp, ids_sp = best_of(args.rounds, run_sp)
-        t_tm, ids_tm = best_of(args.rounds, run_tm)
+        t_sp, ids_sp, t_tm, ids_tm, paired = interleaved(args.rounds, run_sp, run_tm)
         reference = reference if reference is not None else ids_sp
         bad = [i for i, (a, b) in enumerate(zip(ids_tm, reference, strict=False)) if a != b]
         check = (
@@ -282,7 +299,7 @@ def run_encoding(args: argparse.Namespace, model: str) -> None:
         )
         print(
             f"  {label:<17} sentencepiece {size / t_sp / 1e6:6.2f} MB/s  tokenmill {size / t_tm / 1e6:6.2f} MB/s"
-            f"  tokenmill {t_sp / t_tm:.2f}x sentencepiece's speed  ({check})"
+            f"  tokenmill {t_sp / t_tm:.2f}x sentencepiece's speed (paired median {paired:.2f}x)  ({check})"
         )
     tokens = sum(len(ids) for ids in reference or [])
     print(f"  {tokens} tokens, {size / max(tokens, 1):.2f} bytes/token")
@@ -306,7 +323,7 @@ def main() -> None:
     parser.add_argument("--doc-bytes", type=int, default=4096)
     parser.add_argument("--encode-vocab", type=int, default=8000, help="small model's vocabulary")
     parser.add_argument("--encode-train-bytes", type=int, default=5_000_000, help="small model's training text")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     if not Path(args.corpus).is_file():
         parser.error(f"no such file: {args.corpus}")

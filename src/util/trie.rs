@@ -43,47 +43,44 @@ impl Trie {
         // Unit 0 is the root, alone in block 0: no base is ever placed there, so no walk steps
         // into that block but a leaf's (base 0), and nothing there is marked in use.
         layout.grow_to(1);
-        // Build depth by depth: each group of keys sharing a prefix of length `depth` is one
-        // node, whose children are the distinct next bytes. Groups are contiguous in sorted order.
-        let mut level: Vec<(usize, usize, usize)> = vec![(0, sorted.len(), 0)]; // (from, to, unit)
-        let mut depth = 0;
+        // Each group of keys sharing a prefix of length `depth` is one node, whose children are
+        // the distinct next bytes; groups are contiguous in sorted order. Nodes are placed
+        // depth first, so a walk down a chain of nodes (most of a long key) stays among units
+        // placed together — often one cache line — where breadth first put each step a level away.
+        let mut stack: Vec<(usize, usize, usize, usize)> = vec![(0, sorted.len(), 0, 0)]; // (from, to, unit, depth)
         let mut labels: Vec<u8> = Vec::new();
         let mut groups: Vec<(usize, usize)> = Vec::new();
-        while !level.is_empty() {
-            let mut next = Vec::new();
-            for &(from, to, unit) in &level {
-                let mut i = from;
-                // Keys that end at this depth give the node its value; they sort first.
-                if i < to && sorted[i].0.len() == depth {
-                    layout.units[unit] |= HAS_VALUE;
-                    layout.values[unit] = sorted[i].1;
-                    i += 1;
-                }
-                labels.clear();
-                groups.clear();
-                while i < to {
-                    let byte = sorted[i].0[depth];
-                    let mut j = i;
-                    while j < to && sorted[j].0[depth] == byte {
-                        j += 1;
-                    }
-                    labels.push(byte);
-                    groups.push((i, j));
-                    i = j;
-                }
-                if labels.is_empty() {
-                    continue;
-                }
-                let base = layout.place(&labels);
-                layout.units[unit] |= base as u64;
-                for (&c, &(i, j)) in labels.iter().zip(&groups) {
-                    let child = base ^ c as usize;
-                    layout.units[child] |= USED | (c as u64) << 32;
-                    next.push((i, j, child));
-                }
+        while let Some((from, to, unit, depth)) = stack.pop() {
+            let mut i = from;
+            // Keys that end at this depth give the node its value; they sort first.
+            if i < to && sorted[i].0.len() == depth {
+                layout.units[unit] |= HAS_VALUE;
+                layout.values[unit] = sorted[i].1;
+                i += 1;
             }
-            level = next;
-            depth += 1;
+            labels.clear();
+            groups.clear();
+            while i < to {
+                let byte = sorted[i].0[depth];
+                let mut j = i;
+                while j < to && sorted[j].0[depth] == byte {
+                    j += 1;
+                }
+                labels.push(byte);
+                groups.push((i, j));
+                i = j;
+            }
+            if labels.is_empty() {
+                continue;
+            }
+            let base = layout.place(&labels);
+            layout.units[unit] |= base as u64;
+            // Pushed last first, so the first child is placed next.
+            for (&c, &(i, j)) in labels.iter().zip(&groups).rev() {
+                let child = base ^ c as usize;
+                layout.units[child] |= USED | (c as u64) << 32;
+                stack.push((i, j, child, depth + 1));
+            }
         }
         Trie { units: layout.units, values: layout.values, max_len }
     }
@@ -108,13 +105,19 @@ impl Trie {
     /// Calls `found(len, value)` for every key that is a prefix of `text`, shortest first.
     #[inline]
     pub fn for_each_prefix(&self, text: &[u8], mut found: impl FnMut(usize, u32)) {
-        let mut unit = 0;
+        // The current unit is carried from step to step, not loaded again: each step is then a
+        // single load that waits on the one before.
+        let mut unit = self.units[0];
         for (i, &c) in text.iter().enumerate() {
-            let Some(child) = self.child(unit, c) else { return };
-            if self.units[child] & HAS_VALUE != 0 {
+            let child = (unit as u32 ^ c as u32) as usize;
+            let Some(&next) = self.units.get(child) else { return };
+            if next >> 32 & 0x1FF != (USED >> 32) | c as u64 {
+                return;
+            }
+            if next & HAS_VALUE != 0 {
                 found(i + 1, self.values[child]);
             }
-            unit = child;
+            unit = next;
         }
     }
 
@@ -285,187 +288,39 @@ mod tests {
     }
 }
 
-/// A trie over characters: one step per character, where a byte trie makes three dependent
-/// look-ups for each CJK character. The Unigram lattice walks it from every character of the
-/// text. The root's edges — the first step of every walk — are a hash table keyed by
-/// character; every other node's edges are a short run sorted by character, all runs in one
-/// array, so a walk reads a few nearby bytes per step and the whole trie stays small enough
-/// for the cache.
-const NONE: u32 = u32::MAX;
-
-#[derive(Debug, Clone)]
+/// The same trie read with text: keys and walks are `str`, so every length it reports falls
+/// on a character boundary. (An earlier trie stepped a character at a time through sorted
+/// edge runs; the double array's byte steps proved faster on every script, CJK included —
+/// each step is one load, where a run is a scan.)
+#[derive(Debug, Clone, Default)]
 pub struct CharTrie {
-    root: EdgeTable,
-    /// Per node (indexed by node number): where its run of edges starts and how long it is.
-    runs: Vec<(u32, u32)>,
-    /// (character, child, value) runs, by parent then character.
-    edges: Vec<(u32, u32, u32)>,
-    /// The longest key, in bytes.
-    max_len: usize,
-}
-
-/// Open addressing over (key, child, value) slots, at most half full; key 0 marks an empty
-/// slot (real keys are never 0: nodes start at 1, the root).
-#[derive(Debug, Clone)]
-struct EdgeTable {
-    slots: Vec<(u64, u32, u32)>,
-    len: usize,
-}
-
-impl EdgeTable {
-    fn new() -> Self {
-        EdgeTable { slots: vec![(0, 0, NONE); 16], len: 0 }
-    }
-
-    #[inline(always)]
-    fn slot_for(&self, key: u64) -> usize {
-        let mask = self.slots.len() - 1;
-        let mut i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.slots.len().trailing_zeros())) as usize;
-        while self.slots[i].0 != 0 && self.slots[i].0 != key {
-            i = (i + 1) & mask;
-        }
-        i
-    }
-
-    #[inline(always)]
-    fn get(&self, key: u64) -> (u64, u32, u32) {
-        self.slots[self.slot_for(key)]
-    }
-
-    /// The slot for `key`, made with child `make_child()` if new.
-    fn entry(&mut self, key: u64, make_child: impl FnOnce() -> u32) -> usize {
-        if (self.len + 1) * 2 > self.slots.len() {
-            let doubled = vec![(0, 0, NONE); self.slots.len() * 2];
-            let old = std::mem::replace(&mut self.slots, doubled);
-            for entry in old.into_iter().filter(|e| e.0 != 0) {
-                let i = self.slot_for(entry.0);
-                self.slots[i] = entry;
-            }
-        }
-        let i = self.slot_for(key);
-        if self.slots[i].0 == 0 {
-            self.slots[i] = (key, make_child(), NONE);
-            self.len += 1;
-        }
-        i
-    }
+    bytes: Trie,
 }
 
 impl CharTrie {
     /// A trie of `keys` (text) with their values; a key given twice keeps its first value.
     pub fn new<'k>(keys: impl IntoIterator<Item = (&'k str, u32)>) -> Self {
-        // Built with hash tables for every node, then the deeper edges laid out as runs.
-        let mut root = EdgeTable::new();
-        let mut deeper = EdgeTable::new();
-        let mut nodes = 1u32;
-        let mut max_len = 0;
-        for (key, value) in keys {
-            max_len = max_len.max(key.len());
-            let mut node = 1u32;
-            let mut chars = key.chars().peekable();
-            while let Some(c) = chars.next() {
-                let table = if node == 1 { &mut root } else { &mut deeper };
-                let slot = table.entry(Self::key(node, c), || {
-                    nodes += 1;
-                    nodes
-                });
-                if chars.peek().is_none() && table.slots[slot].2 == NONE {
-                    table.slots[slot].2 = value;
-                }
-                node = table.slots[slot].1;
-            }
-        }
-        let mut edges: Vec<(u32, u32, u32, u32)> = deeper
-            .slots
-            .iter()
-            .filter(|e| e.0 != 0)
-            .map(|&(key, child, value)| ((key >> 21) as u32, (key & 0x1F_FFFF) as u32, child, value))
-            .collect();
-        edges.sort_unstable();
-        let mut runs = vec![(0u32, 0u32); nodes as usize + 1];
-        for (i, e) in edges.iter().enumerate() {
-            let run = &mut runs[e.0 as usize];
-            if run.1 == 0 {
-                run.0 = i as u32;
-            }
-            run.1 += 1;
-        }
-        let edges = edges.into_iter().map(|(_, c, child, value)| (c, child, value)).collect();
-        CharTrie { root, runs, edges, max_len }
+        CharTrie { bytes: Trie::new(keys.into_iter().map(|(key, value)| (key.as_bytes(), value))) }
     }
 
     /// The longest key's length in bytes.
     pub fn max_len(&self) -> usize {
-        self.max_len
-    }
-
-    #[inline(always)]
-    fn key(node: u32, c: char) -> u64 {
-        (node as u64) << 21 | c as u64
+        self.bytes.max_len()
     }
 
     /// Calls `found(byte length, value)` for every key that is a prefix of `text`, shortest first.
     #[inline]
-    pub fn for_each_prefix(&self, text: &str, mut found: impl FnMut(usize, u32)) {
-        let mut chars = text.char_indices();
-        let Some((_, first)) = chars.next() else { return };
-        let (key, mut node, value) = self.root.get(Self::key(1, first));
-        if key == 0 {
-            return;
-        }
-        if value != NONE {
-            found(first.len_utf8(), value);
-        }
-        for (i, c) in chars {
-            let (first, count) = self.runs[node as usize];
-            let run = &self.edges[first as usize..(first + count) as usize];
-            // A run is sorted by character. Most are a handful long, scanned; a few are
-            // thousands (the children of "▁" in a SentencePiece vocabulary, met at every word),
-            // where a scan was most of Unigram's encoding time.
-            let hit = if run.len() <= 16 {
-                run.iter().find(|e| e.0 == c as u32)
-            } else {
-                run.binary_search_by_key(&(c as u32), |e| e.0).ok().map(|k| &run[k])
-            };
-            let Some(&(_, child, value)) = hit else {
-                return;
-            };
-            if value != NONE {
-                found(i + c.len_utf8(), value);
-            }
-            node = child;
-        }
+    pub fn for_each_prefix(&self, text: &str, found: impl FnMut(usize, u32)) {
+        self.bytes.for_each_prefix(text.as_bytes(), found)
     }
 
     /// The longest key that is a prefix of `text`: (byte length, value).
     #[inline]
     pub fn longest_prefix(&self, text: &str) -> Option<(usize, u32)> {
-        let mut best = None;
-        self.for_each_prefix(text, |len, value| best = Some((len, value)));
-        best
+        self.bytes.longest_prefix(text.as_bytes())
     }
 
     pub fn is_empty(&self) -> bool {
-        self.root.len == 0
-    }
-}
-
-#[cfg(test)]
-mod char_trie_tests {
-    use super::*;
-
-    #[test]
-    fn agrees_with_the_byte_trie() {
-        let words = ["▁the", "▁th", "▁", "t", "he", "h", "e", "東京", "東", "京都", "\u{0}", "ÿx", "▁the"];
-        let bytes = Trie::new(words.iter().enumerate().map(|(i, w)| (w.as_bytes(), i as u32)));
-        let chars = CharTrie::new(words.iter().enumerate().map(|(i, w)| (*w, i as u32)));
-        for text in ["▁the▁東京都", "hello", "東京", "\u{0}ÿx", "", "▁th"] {
-            for (start, _) in text.char_indices() {
-                let (mut a, mut b) = (Vec::new(), Vec::new());
-                bytes.for_each_prefix(&text.as_bytes()[start..], |l, v| a.push((l, v)));
-                chars.for_each_prefix(&text[start..], |l, v| b.push((l, v)));
-                assert_eq!(a, b, "{text:?} from {start}");
-            }
-        }
+        self.bytes.is_empty()
     }
 }
