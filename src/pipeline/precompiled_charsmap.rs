@@ -234,6 +234,50 @@ impl PrecompiledCharsmap {
         Some((node, leaf))
     }
 
+    /// Whether a key starts with `c`: `Some(false)` if none does, `Some(true)` if some do, the
+    /// characters they have right after `c` pushed to `after`; `None` when `c` alone is a key
+    /// or a key ends inside the character after it (callers then look `c` up as any text).
+    pub fn keys_after(&self, c: char, after: &mut Vec<char>) -> Option<bool> {
+        let Some((base, leaf)) = self.walk(c.encode_utf8(&mut [0; 4]).as_bytes()) else {
+            return Some(false);
+        };
+        if leaf {
+            return None;
+        }
+        self.spell_chars(base, &mut [0; 4], 0, after)?;
+        Some(true)
+    }
+
+    /// Every character spelled by a path of whole UTF-8 sequences from the node at `base`
+    /// (`spelled[..at]` the bytes so far), each pushed to `out`; `None` if a key ends or a path
+    /// stops part-way through a character.
+    fn spell_chars(&self, base: u32, spelled: &mut [u8; 4], at: usize, out: &mut Vec<char>) -> Option<()> {
+        let bytes = if at == 0 { 0..256 } else { 0x80..0xC0 };
+        for b in bytes {
+            let unit = match self.units.get((base ^ b) as usize) {
+                Some(&u) if label(u) == b => u,
+                _ => continue,
+            };
+            spelled[at] = b as u8;
+            let len = match spelled[0] {
+                0x00..=0x7F => 1,
+                0xC2..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF4 => 4,
+                _ => return None,
+            };
+            if unit & LEAF != 0 && at + 1 < len {
+                return None;
+            }
+            if at + 1 < len {
+                self.spell_chars((base ^ b) ^ offset(unit), spelled, at + 1, out)?;
+            } else if let Some(c) = std::str::from_utf8(&spelled[..len]).ok().and_then(|s| s.chars().next()) {
+                out.push(c);
+            }
+        }
+        Some(())
+    }
+
     /// Whether the node at `base` has a child by one of `bytes`.
     fn has_child(&self, base: u32, bytes: std::ops::Range<u32>) -> bool {
         bytes.into_iter().any(|c| self.units.get((base ^ c) as usize).is_some_and(|&u| label(u) == c))
