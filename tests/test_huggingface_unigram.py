@@ -23,12 +23,21 @@ CONVERTERS = {
     # T5's file with the steps ALBERT's converter puts before the map with keep_accents (its
     # tokenizer class wants ALBERT's own special pieces): quotes, Lowercase.
     "albert": ("T5Tokenizer", "spiece.model"),
+    # The shape transformers 4's converters wrote (most files on the Hub): the map and a Replace
+    # of runs of spaces, then one Metaspace that prepends ▁ to every stretch and splits before
+    # each ▁ — run exactly as `tokenizers` runs it, whatever the text.
+    "metaspace": ("T5Tokenizer", "spiece.model"),
+    # The same with ALBERT's steps before the map, NFKD and StripAccents included.
+    "metaspace-albert": ("T5Tokenizer", "spiece.model"),
 }
+METASPACE_NORMALIZERS = [{"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]
+METASPACE = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}
 ALBERT_STEPS = [
     {"type": "Replace", "pattern": {"String": "``"}, "content": '"'},
     {"type": "Replace", "pattern": {"String": "''"}, "content": '"'},
     {"type": "Lowercase"},
 ]
+ALBERT_DECOMPOSING = [*ALBERT_STEPS, {"type": "NFKD"}, {"type": "StripAccents"}]
 # Control characters (other than tab and line breaks) and the line and paragraph separators are
 # left out: what transformers 5's WhitespaceSplit makes of them after the character map differs
 # from SentencePiece's rules, which tokenmill follows (formats/huggingface_sentencepiece.py).
@@ -74,7 +83,12 @@ def pair(request: pytest.FixtureRequest, sp_model: Path, tmp_path_factory: pytes
     steps = doc["normalizer"].get("normalizers", [doc["normalizer"]])
     if request.param == "albert":
         doc["normalizer"] = {"type": "Sequence", "normalizers": ALBERT_STEPS + steps}
-        path.write_text(json.dumps(doc))
+    if request.param.startswith("metaspace"):
+        maps = [s for s in steps if s["type"] == "Precompiled"]
+        before = ALBERT_DECOMPOSING if request.param == "metaspace-albert" else []
+        doc["normalizer"] = {"type": "Sequence", "normalizers": before + maps + METASPACE_NORMALIZERS}
+        doc["pre_tokenizer"] = METASPACE
+    path.write_text(json.dumps(doc))
     assert doc["model"]["type"] == "Unigram" and any(s["type"] == "Precompiled" for s in steps)
     return tokenmill.Tokenizer.from_huggingface(path), HFTokenizer.from_file(str(path))
 
@@ -106,6 +120,29 @@ def test_model_inputs_token_strings_and_decoding(pair) -> None:  # type: ignore[
 def test_generated_text(pair, text: str) -> None:  # type: ignore[no-untyped-def]
     tok, hf = pair
     assert tok.encode(text, allowed_special="all") == hf.encode(text, add_special_tokens=False).ids
+
+
+# Any text at all for the files run exactly: control characters, separators, lone marks.
+ANY = st.one_of(st.text(max_size=12), TRICKY, st.sampled_from(["e\u0301", "\u0133\ua827", "\r\n", "\x14", "0" * 27]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.lists(ANY, max_size=12).map("".join))
+def test_files_run_exactly_give_the_same_ids_offsets_and_tokens(pair, text: str) -> None:  # type: ignore[no-untyped-def]
+    tok, hf = pair
+    if json.loads(hf.to_str())["pre_tokenizer"]["type"] != "Metaspace":
+        pytest.skip("WhitespaceSplit + Metaspace files run on SentencePiece's rules (see the module)")
+    theirs = hf.encode(text, add_special_tokens=False)
+    assert tok.encode(text, allowed_special="all") == theirs.ids
+    ours = tok.encode_for_model(text, add_special_tokens=False)
+    assert (ours.ids, ours.offsets) == (theirs.ids, theirs.offsets)
+    # Hugging Face shows an unknown token as the text it stands for; tokenmill (not yet) as the
+    # unknown piece.
+    unk = json.loads(hf.to_str())["model"]["unk_id"]
+    assert [t for t, i in zip(ours.tokens, ours.ids, strict=True) if i != unk] == [
+        t for t, i in zip(theirs.tokens, theirs.ids, strict=True) if i != unk
+    ]
+    assert tok.decode(theirs.ids) == hf.decode(theirs.ids, skip_special_tokens=False)
 
 
 def test_decomposition_before_the_map_is_refused(sp_model: Path, tmp_path: Path) -> None:

@@ -131,6 +131,8 @@ class TokenizerJson:
         precompiled_charsmap: PrecompiledCharsmap | None,
         pretokenizer: str,
         steps: str = "none",
+        huggingface: bool = False,
+        metaspace_prefix: str = "never",
     ) -> CoreTokenizer: ...
     def char_bpe(
         self,

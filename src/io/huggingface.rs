@@ -33,7 +33,7 @@ pub struct HfDocument {
     /// The model's vocabulary, token text → id, in file order.
     pub vocab: Vec<(String, u32)>,
     /// The score of each id when the vocabulary is a list of `[piece, score]` (Unigram).
-    pub scores: Option<Vec<f32>>,
+    pub scores: Option<Vec<f64>>,
     /// BPE merges as the two token texts, in rank order (empty for other models).
     pub merges: Vec<(String, String)>,
     /// `added_tokens` as (content, id).
@@ -56,7 +56,7 @@ pub struct HfDocument {
 
 /// The model's vocabulary in file order, and the scores of a list of `[piece, score]`.
 #[derive(Deserialize)]
-struct VocabEntries(#[serde(deserialize_with = "vocab_entries")] (Vec<(String, u32)>, Option<Vec<f32>>));
+struct VocabEntries(#[serde(deserialize_with = "vocab_entries")] (Vec<(String, u32)>, Option<Vec<f64>>));
 
 /// A merge as `"left right"` (older files) or `["left", "right"]` (newer ones, which allow
 /// spaces in tokens).
@@ -93,10 +93,10 @@ fn yes() -> bool {
 #[allow(clippy::type_complexity)]
 fn vocab_entries<'de, D: Deserializer<'de>>(
     d: D,
-) -> std::result::Result<(Vec<(String, u32)>, Option<Vec<f32>>), D::Error> {
+) -> std::result::Result<(Vec<(String, u32)>, Option<Vec<f64>>), D::Error> {
     struct Entries;
     impl<'de> Visitor<'de> for Entries {
-        type Value = (Vec<(String, u32)>, Option<Vec<f32>>);
+        type Value = (Vec<(String, u32)>, Option<Vec<f64>>);
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
             f.write_str("a map of token to id, or a list of [token, score]")
         }
@@ -113,7 +113,7 @@ fn vocab_entries<'de, D: Deserializer<'de>>(
             while let Some((piece, score)) = seq.next_element::<(String, f64)>()? {
                 let id = u32::try_from(out.len()).map_err(serde::de::Error::custom)?;
                 out.push((piece, id));
-                scores.push(score as f32);
+                scores.push(score);
             }
             Ok((out, Some(scores)))
         }
@@ -355,9 +355,12 @@ pub struct UnigramSettings {
     pub normalizer: SentencePieceNormalizerSpec,
     /// Normalizer steps before the map (a spec: `none`, or Hugging Face's as `hf:` + JSON).
     pub steps: String,
-    /// `metaspace` or `none`.
+    /// `metaspace` or `none`, or with `huggingface` any pre-tokenizer spec.
     pub pretokenizer: String,
     pub inputs: ModelInputs,
+    /// Cut as `tokenizers` cuts (`Unigram::huggingface`); the normalizer is then `steps` (the
+    /// file's whole chain) followed by `normalizer` (its `Metaspace` replacement and prefix).
+    pub huggingface: bool,
 }
 
 impl HfDocument {
@@ -376,8 +379,13 @@ impl HfDocument {
         let vocab = self.piece_vocab(|id, _| id as usize == unk, settings.byte_fallback)?;
         let mut scores = scores.clone();
         scores.resize(scores.len().max(vocab.n_vocab()), 0.0);
-        let model =
-            Unigram::new(vocab, scores, Vec::new(), settings.byte_fallback).map_err(|e| self.error(e.to_string()))?;
+        let model = if settings.huggingface {
+            Unigram::huggingface(vocab, scores, settings.byte_fallback)
+        } else {
+            let narrow = scores.iter().map(|&s| s as f32).collect();
+            Unigram::new(vocab, narrow, Vec::new(), settings.byte_fallback)
+        };
+        let model = model.map_err(|e| self.error(e.to_string()))?;
         let normalizer = Normalizer::from_spec(&settings.steps)?.with_sentencepiece(settings.normalizer);
         let tok = Tokenizer::new(normalizer, PreTokenizer::from_spec(&settings.pretokenizer)?, model);
         let mut tok = self.with_own_decoder(tok)?;

@@ -26,6 +26,24 @@ use piece_cache::PieceCache;
 use unigram::Unigram;
 use wordpiece::WordPiece;
 
+/// `encode_piece` through this thread's cache of frequent pieces (for models whose cut of a
+/// piece depends on the piece alone).
+#[inline]
+pub(crate) fn encode_through_cache<M: PieceModel + ?Sized>(
+    model: &M,
+    cache: &mut PieceCache,
+    piece: &str,
+    out: &mut Vec<u32>,
+) -> Result<()> {
+    if piece.len() <= piece_cache::MAX_PIECE {
+        cache.ids(piece.as_bytes(), out, |out| model.encode_piece(piece, out))
+    } else if piece.len() <= piece_cache::MAX_RUN_PIECE && piece.is_ascii() {
+        cache.run_ids(piece.as_bytes(), out, |out| model.encode_piece(piece, out))
+    } else {
+        model.encode_piece(piece, out)
+    }
+}
+
 /// What the pipeline asks of a subword model.
 pub trait PieceModel {
     fn vocab(&self) -> &Vocab;
@@ -42,13 +60,7 @@ pub trait PieceModel {
     #[inline]
     fn encode_cached(&self, cache: &mut PieceCache, piece: &str, carry: &mut f32, out: &mut Vec<u32>) -> Result<()> {
         let _ = carry;
-        if piece.len() <= piece_cache::MAX_PIECE {
-            cache.ids(piece.as_bytes(), out, |out| self.encode_piece(piece, out))
-        } else if piece.len() <= piece_cache::MAX_RUN_PIECE && piece.is_ascii() {
-            cache.run_ids(piece.as_bytes(), out, |out| self.encode_piece(piece, out))
-        } else {
-            self.encode_piece(piece, out)
-        }
+        encode_through_cache(self, cache, piece, out)
     }
 
     /// How many bytes of `piece` each of its `ids` covers, when that can be told (`None` for

@@ -1,6 +1,8 @@
 //! Hugging Face's normalizers, run as `tokenizers` runs them, spelled `hf:` and the
 //! normalizer's JSON: `NFC`, `NFD`, `NFKC`, `NFKD`, `Lowercase`, `Strip`, `StripAccents`,
-//! `Replace` (a string or a regex), `Prepend`, `ByteLevel` and `Sequence`s of them. The text is
+//! `Replace` (a string or a regex), `Prepend`, `ByteLevel`, `Precompiled` (SentencePiece's
+//! character map, applied a grapheme cluster at a time as `tokenizers` applies it) and
+//! `Sequence`s of them. The text is
 //! kept as characters, each with the byte range of the original text it came from, and every
 //! step hands those ranges on, so offsets come out as `tokenizers` computes them. A component
 //! tokenmill cannot run exactly is an error naming it.
@@ -9,6 +11,7 @@ use super::normalize::{unicode_form_aligned, Alignment, Step};
 use super::pretokenize::user_regex::Engine;
 use crate::error::{Error, Result};
 use crate::io::huggingface::byte_level_spelling;
+use crate::pipeline::precompiled_charsmap::PrecompiledCharsmap;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -21,6 +24,7 @@ enum Norm {
     Replace { pattern: Pattern, content: String },
     Prepend(String),
     ByteLevel,
+    Precompiled(PrecompiledCharsmap),
 }
 
 #[derive(Debug, Clone)]
@@ -148,7 +152,73 @@ fn apply_step(step: &Norm, chars: Chars) -> Chars {
             out
         }
         Norm::Replace { pattern, content } => replace(chars, pattern, content),
+        Norm::Precompiled(map) => precompiled(chars, map),
     }
+}
+
+/// `tokenizers`' `Precompiled`: each grapheme cluster under 6 bytes that the map has a key at
+/// the start of is replaced whole by the shortest such key's replacement (a mark after the key
+/// goes with it); other clusters are mapped character by character. (SentencePiece maps by
+/// longest match instead; the two agree on nearly all text.)
+///
+/// Offsets follow `tokenizers`' bookkeeping, quirks included: each written character either
+/// takes the next source character's range (and may skip some after it) or, when a replacement
+/// is longer than what it replaces, the previous one's; a deletion is booked on the character
+/// written last (so an insertion just before it takes the deleted character's range), and
+/// one before anything is written is not booked at all (later characters then take ranges
+/// that many places early).
+fn precompiled(chars: Chars, map: &PrecompiledCharsmap) -> Chars {
+    use unicode_segmentation::UnicodeSegmentation;
+    let text: String = chars.iter().map(|c| c.0).collect();
+    // (character, change): 0 takes the next source character, 1 is inserted, -k also skips k.
+    let mut written: Vec<(char, isize)> = Vec::with_capacity(chars.len());
+    let replace = |written: &mut Vec<(char, isize)>, old: usize, new: &str| {
+        let start = written.len();
+        written.extend(new.chars().map(|c| (c, 0)));
+        let diff = (written.len() - start) as isize - old as isize;
+        if diff > 0 {
+            for w in written.iter_mut().rev().take(diff as usize) {
+                w.1 = 1;
+            }
+        } else if diff < 0 {
+            if let Some(last) = written.last_mut() {
+                last.1 += diff;
+            }
+        }
+    };
+    let mut buf = [0u8; 4];
+    for cluster in text.graphemes(true) {
+        if cluster.len() < 6 {
+            if let Some(new) = map.shortest_match(cluster) {
+                replace(&mut written, cluster.chars().count(), new);
+                continue;
+            }
+        }
+        for c in cluster.chars() {
+            match map.shortest_match(c.encode_utf8(&mut buf)) {
+                Some(new) => replace(&mut written, 1, new),
+                None => written.push((c, 0)),
+            }
+        }
+    }
+    let range = |k: usize| chars.get(k).or(chars.last()).map_or((0, 0), |&(_, s, e)| (s, e));
+    let mut next = 0; // the next source character
+    written
+        .into_iter()
+        .map(|(c, change)| {
+            let (s, e) = if change > 0 {
+                if next == 0 {
+                    (0, 0)
+                } else {
+                    range(next - 1)
+                }
+            } else {
+                next += 1 + (-change) as usize;
+                range(next - 1 - (-change) as usize)
+            };
+            (c, s, e)
+        })
+        .collect()
 }
 
 fn normalize_form(text: &str, form: Step) -> String {
@@ -238,6 +308,17 @@ fn read_node(node: &Value, steps: &mut Vec<Norm>, depth: usize) -> Result<()> {
         "StripAccents" => Norm::StripAccents,
         "Prepend" => Norm::Prepend(text("prepend")?),
         "ByteLevel" => Norm::ByteLevel,
+        "Precompiled" => {
+            use base64::Engine as _;
+            let blob = text("precompiled_charsmap")?;
+            let blob = base64::engine::general_purpose::STANDARD.decode(blob).map_err(|e| {
+                Error::config(format!("normalizer Precompiled: precompiled_charsmap is not base64: {e}"))
+            })?;
+            Norm::Precompiled(
+                PrecompiledCharsmap::new(&blob)
+                    .map_err(|e| Error::config(format!("normalizer Precompiled: precompiled_charsmap: {e}")))?,
+            )
+        }
         "Replace" => {
             let content = text("content")?;
             let pattern = node.get("pattern").ok_or_else(|| Error::config("normalizer Replace without a pattern"))?;
@@ -260,7 +341,7 @@ fn read_node(node: &Value, steps: &mut Vec<Norm>, depth: usize) -> Result<()> {
         other => {
             return Err(Error::config(format!(
                 "normalizer {other} is not one tokenmill runs exactly here (it runs NFC, NFD, NFKC, NFKD, Lowercase, \
-                 Strip, StripAccents, Replace, Prepend, ByteLevel and Sequences of them)"
+                 Strip, StripAccents, Replace, Prepend, ByteLevel, Precompiled and Sequences of them)"
             )))
         }
     });

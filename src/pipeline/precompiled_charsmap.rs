@@ -217,6 +217,24 @@ impl PrecompiledCharsmap {
         found.map(|(len, node)| (len, self.replacement(self.units[node as usize])))
     }
 
+    /// The shortest key that starts `text` and its replacement: what Hugging Face's
+    /// `Precompiled` normalizer replaces a grapheme cluster (or a character) by.
+    pub fn shortest_match<'a>(&'a self, text: &str) -> Option<&'a str> {
+        let mut node = self.root_base;
+        for &b in text.as_bytes() {
+            node ^= b as u32;
+            let &unit = self.units.get(node as usize)?;
+            if label(unit) != b as u32 {
+                return None;
+            }
+            node ^= offset(unit);
+            if unit & LEAF != 0 {
+                return Some(self.replacement(self.units[node as usize]));
+            }
+        }
+        None
+    }
+
     /// The node reached by `key`'s bytes from the root (its base, and whether a key ends
     /// there), if every byte has a transition.
     fn walk(&self, key: &[u8]) -> Option<(u32, bool)> {

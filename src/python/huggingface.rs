@@ -90,7 +90,8 @@ impl PyTokenizerJson {
     /// piece's id, byte fallback, SentencePiece's whitespace flags and `Precompiled` map, and the
     /// pre-tokenizer (`metaspace` or `none`).
     #[pyo3(signature = (*, unk_id, byte_fallback, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces,
-                        treat_whitespace_as_suffix, precompiled_charsmap, pretokenizer, steps="none".to_string()))]
+                        treat_whitespace_as_suffix, precompiled_charsmap, pretokenizer, steps="none".to_string(),
+                        huggingface=false, metaspace_prefix="never"))]
     #[allow(clippy::too_many_arguments)]
     fn unigram(
         &self,
@@ -104,9 +105,12 @@ impl PyTokenizerJson {
         precompiled_charsmap: Option<PyRef<'_, PyPrecompiledCharsmap>>,
         pretokenizer: String,
         steps: String,
+        huggingface: bool,
+        metaspace_prefix: &str,
     ) -> PyResult<CoreTokenizer> {
         let inputs = self.inner.inputs.clone();
         let charsmap = precompiled_charsmap.map(|map| map.inner.clone());
+        let metaspace_prefix = metaspace_scheme(metaspace_prefix).map_err(to_py)?;
         py.detach(|| {
             let normalizer = SentencePieceNormalizerSpec {
                 rules: Vec::new(),
@@ -116,9 +120,17 @@ impl PyTokenizerJson {
                 escape_whitespaces,
                 treat_whitespace_as_suffix,
                 precompiled_charsmap: charsmap,
-                metaspace_prefix: Default::default(),
+                metaspace_prefix,
             };
-            self.inner.unigram(UnigramSettings { unk_id, byte_fallback, normalizer, steps, pretokenizer, inputs })
+            self.inner.unigram(UnigramSettings {
+                unk_id,
+                byte_fallback,
+                normalizer,
+                steps,
+                pretokenizer,
+                inputs,
+                huggingface,
+            })
         })
         .map(CoreTokenizer::new)
         .map_err(to_py)
@@ -140,19 +152,8 @@ impl PyTokenizerJson {
         metaspace_prefix: &str,
         pretokenizer: String,
     ) -> PyResult<CoreTokenizer> {
-        use crate::pipeline::normalize_sentencepiece::MetaspacePrefix;
         let metaspace_prefix_name = metaspace_prefix;
-        let metaspace_prefix = match metaspace_prefix {
-            "always" => MetaspacePrefix::Always,
-            "first" => MetaspacePrefix::First,
-            "prepend" => MetaspacePrefix::Prepend,
-            "never" | "none" | "off" => MetaspacePrefix::None,
-            other => {
-                return Err(to_py(crate::error::Error::config(format!(
-                    "metaspace_prefix must be always, first, prepend, never or off, got {other:?}"
-                ))))
-            }
-        };
+        let metaspace_prefix = metaspace_scheme(metaspace_prefix).map_err(to_py)?;
         let normalizer = SentencePieceNormalizerSpec {
             rules: Vec::new(),
             keep: Vec::new(),
@@ -229,4 +230,20 @@ pub fn wordpiece_from_vocab_txt(
 #[pyfunction]
 pub fn gpt2_files(py: Python<'_>, vocab_path: PathBuf, merges_path: PathBuf) -> PyResult<CoreTokenizer> {
     py.detach(|| crate::io::huggingface::gpt2_files(&vocab_path, &merges_path)).map(CoreTokenizer::new).map_err(to_py)
+}
+
+/// A `Metaspace` prefix scheme by name (`prepend`: a `Prepend("▁")` normalizer's).
+fn metaspace_scheme(name: &str) -> crate::error::Result<crate::pipeline::normalize_sentencepiece::MetaspacePrefix> {
+    use crate::pipeline::normalize_sentencepiece::MetaspacePrefix;
+    Ok(match name {
+        "always" => MetaspacePrefix::Always,
+        "first" => MetaspacePrefix::First,
+        "prepend" => MetaspacePrefix::Prepend,
+        "never" | "none" | "off" => MetaspacePrefix::None,
+        other => {
+            return Err(crate::error::Error::config(format!(
+                "metaspace_prefix must be always, first, prepend, never or off, got {other:?}"
+            )))
+        }
+    })
 }

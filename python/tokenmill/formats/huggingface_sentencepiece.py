@@ -163,6 +163,7 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
     >>> to_tokenizer_json("tokenizer.json", Tokenizer.from_sentencepiece("spm.model")._core)  # doctest: +SKIP
     """
     doc = json.loads(core.to_json())
+    exact = doc["model"].get("huggingface_scores") is not None  # read from a tokenizer.json, run as Hugging Face runs it
     leading: list[dict[str, Any]] = []
     if doc.get("normalizer", "none") != "none":
         # Hugging Face's own steps (read from such a file) go back in front of the map.
@@ -192,13 +193,21 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
         precompiled = {"type": "Precompiled", "precompiled_charsmap": charsmap}
     normalizers = leading + _normalizers(spec, precompiled, _rule_starts(spec))
     pretokenizer = doc["pretokenizer"]
-    if pretokenizer not in ("metaspace", "metaspace_suffix", "none") or doc.get("pretokenizer_keeps_gaps"):
+    if exact:
+        # The file's own chain (all of it in `leading`), and its Metaspace back from the prefix scheme
+        # and the split before each ▁.
+        scheme = {"none": "never"}.get(spec.get("metaspace_prefix", "none"), spec.get("metaspace_prefix"))
+        pretokenizer = "metaspace" if pretokenizer == _SPLIT_AT_METASPACE else "metaspace_unsplit"
+        normalizers = leading
+    if pretokenizer not in ("metaspace", "metaspace_suffix", "metaspace_unsplit", "none") or doc.get(
+        "pretokenizer_keeps_gaps"
+    ):
         raise _core.ConfigError(f"pre-tokenizer {pretokenizer!r} before a Unigram model has no Hugging Face form here")
     pre = None
     if spec["escape_whitespaces"]:
         # Cutting before each ▁ is what SentencePiece's one lattice gives when no piece holds an inner ▁
         # (tokenmill's "metaspace"); otherwise, and with ▁ as a suffix, the text stays one piece.
-        pre = {"type": "Metaspace", "replacement": METASPACE, "prepend_scheme": "never"}
+        pre = {"type": "Metaspace", "replacement": METASPACE, "prepend_scheme": scheme if exact else "never"}
         pre["split"] = pretokenizer == "metaspace"
 
     added = [_added(i, text) for i, (text, kind) in sorted(tokens.items()) if kind in ("control", "special")]
@@ -213,6 +222,8 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
         decoders += [{"type": "ByteFallback"}, {"type": "Fuse"}]
     if spec["add_dummy_prefix"] and not spec.get("treat_whitespace_as_suffix"):
         decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
+    if exact and doc.get("hf_decoder"):
+        decoders = [doc["hf_decoder"]]
 
     def token_of(i: int) -> str:
         return tokens[i][0]
@@ -233,7 +244,7 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
 
 
 def _unigram_model(doc: dict[str, Any], tokens: dict[int, tuple[str, str]]) -> dict[str, Any]:
-    scores = doc["model"]["scores"]
+    scores = doc["model"].get("huggingface_scores") or doc["model"]["scores"]
     return {
         "type": "Unigram",
         "unk_id": next(i for i, (_, kind) in tokens.items() if kind == "unknown"),
@@ -377,6 +388,16 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
             f"{where}: Unigram models without an unknown piece (unk_id {unk_id!r}) are not supported"
         )
     steps = hf._flat_normalizers(data.get("normalizer"))
+    pre = data.get("pre_tokenizer")
+    pre_steps = [] if pre is None else pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
+    if len(pre_steps) <= 1 and all(s.get("type") == "Metaspace" for s in pre_steps):
+        try:
+            return _read_as_huggingface(document, model, unk_id, steps, pre_steps, where)
+        except _core.FormatError as e:
+            # A step Hugging Face's chain cannot run here (a Replace of the empty match at the
+            # end, as tokenmill's own files spell ▁ as a suffix): read onto SentencePiece's rules.
+            if "not one tokenmill runs exactly" not in str(e):
+                raise
     # Steps before the map (ALBERT's converter: quotes, NFKD, StripAccents, Lowercase) run as
     # Hugging Face runs them; the map and the whitespace steps after it are SentencePiece's.
     at = next((i for i, step in enumerate(steps) if step.get("type") == "Precompiled"), 0)
@@ -405,8 +426,6 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
             charsmap = _core.PrecompiledCharsmap(blob)  # checked once, handed to the tokenizer as it is
         except _core.FormatError as e:
             raise _core.FormatError(f"{where}: {e}") from None
-    pre = data.get("pre_tokenizer")
-    pre_steps = [] if pre is None else pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
     flags, pretokenizer = _whitespace_shape(
         steps, maps[0] if maps else None, charsmap.starts_key if charsmap else lambda _: False, pre_steps, where
     )
@@ -418,6 +437,47 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
             precompiled_charsmap=charsmap,
             pretokenizer=pretokenizer,
             steps=leading_spec,
+        )
+    except _core.TokenmillError as e:
+        if isinstance(e, _core.FormatError) and str(e).startswith(where):
+            raise
+        raise _core.FormatError(f"{where}: {e}") from None
+
+
+# Hugging Face's Metaspace split: a piece starts at each ▁.
+_SPLIT_AT_METASPACE = hf.HF_PREFIX + json.dumps(
+    {"type": "Split", "pattern": {"String": METASPACE}, "behavior": "MergedWithNext", "invert": False},
+    ensure_ascii=False,
+)
+
+
+def _read_as_huggingface(
+    document: _core.TokenizerJson,
+    model: dict[str, Any],
+    unk_id: int,
+    steps: list[dict[str, Any]],
+    pre_steps: list[dict[str, Any]],
+    where: str,
+) -> _core.CoreTokenizer:
+    """A Unigram file whose pre-tokenizer is one `Metaspace` (or none), run exactly as
+    `tokenizers` runs it: its normalizers as Hugging Face's (`Precompiled` a grapheme cluster at
+    a time), then Metaspace's ▁ for each space and its prefix, a piece starting at each ▁ when it
+    splits, and Hugging Face's cut of each piece (`Unigram::huggingface` in Rust)."""
+    chain = hf.HF_PREFIX + json.dumps({"type": "Sequence", "normalizers": steps}, ensure_ascii=False) if steps else "none"
+    scheme, split = _metaspace(pre_steps[0], where) if pre_steps else ("never", False)
+    try:
+        return document.unigram(
+            unk_id=unk_id,
+            byte_fallback=bool(model.get("byte_fallback", False)),
+            add_dummy_prefix=False,
+            remove_extra_whitespaces=False,
+            escape_whitespaces=bool(pre_steps),
+            treat_whitespace_as_suffix=False,
+            precompiled_charsmap=None,
+            pretokenizer=_SPLIT_AT_METASPACE if split else "none",
+            steps=chain,
+            huggingface=True,
+            metaspace_prefix=scheme,
         )
     except _core.TokenmillError as e:
         if isinstance(e, _core.FormatError) and str(e).startswith(where):

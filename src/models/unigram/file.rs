@@ -17,6 +17,10 @@ pub struct UnigramFile {
     byte_fallback: bool,
     #[serde(default = "default_unknown_surface")]
     unknown_surface: String,
+    /// A model read from a `tokenizer.json`, cut as Hugging Face cuts (`Unigram::huggingface`),
+    /// with its f64 scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    huggingface_scores: Option<Vec<f64>>,
 }
 
 fn default_unknown_surface() -> String {
@@ -32,12 +36,16 @@ impl UnigramFile {
             user_defined: u.user_defined(),
             byte_fallback: u.byte_fallback(),
             unknown_surface: u.unknown_surface().to_string(),
+            huggingface_scores: u.is_huggingface().then(|| u.exact_scores().to_vec()),
         }
     }
 
     pub fn into_model(self, others: OtherTokens) -> Result<Unigram> {
         let vocab = read_vocab(&self.tokens, &self.far_tokens, &others)?;
-        let model = Unigram::new(vocab, self.scores, self.user_defined, self.byte_fallback)?;
+        let model = match self.huggingface_scores {
+            Some(scores) => Unigram::huggingface(vocab, scores, self.byte_fallback)?,
+            None => Unigram::new(vocab, self.scores, self.user_defined, self.byte_fallback)?,
+        };
         Ok(model.with_unknown_surface(&self.unknown_surface))
     }
 }

@@ -13,7 +13,7 @@ pub trait Pieces {
     fn trie(&self) -> &CharTrie;
     fn lattice_score(&self, id: u32) -> f64;
     fn unk_id(&self) -> u32;
-    fn unk_score(&self) -> f32;
+    fn unk_score(&self) -> f64;
 }
 
 /// One edge of the lattice: the piece `id` covers `start..end` (byte offsets) with `score`.
@@ -40,7 +40,7 @@ pub(crate) fn for_each_edge(model: &impl Pieces, text: &str, mut edge: impl FnMu
         });
         if !single {
             let end = (start + char_len) as u32;
-            edge(Edge { start: start as u32, end, id: model.unk_id(), score: model.unk_score() as f64 });
+            edge(Edge { start: start as u32, end, id: model.unk_id(), score: model.unk_score() });
         }
         start += char_len;
     }
@@ -80,6 +80,37 @@ pub fn viterbi(model: &impl Pieces, text: &str, base: f32, path: &mut Vec<(u32, 
         });
         backtrack(best, path);
         best[text.len()].0
+    })
+}
+
+/// The best cut of `text` as Hugging Face's Unigram makes it: sums in f64 from 0 (each
+/// pre-tokenized piece alone), a later start replacing the best way into a position only if
+/// strictly higher. Fills `path` as `viterbi` does.
+pub fn viterbi_f64(model: &impl Pieces, text: &str, path: &mut Vec<(u32, u32, u32)>) {
+    thread_local! {
+        static BEST64: std::cell::RefCell<Vec<(f64, u32, u32)>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    path.clear();
+    if text.is_empty() {
+        return;
+    }
+    const UNSET: u32 = u32::MAX;
+    BEST64.with_borrow_mut(|best| {
+        best.clear();
+        best.resize(text.len() + 1, (0.0, UNSET, 0));
+        for_each_edge(model, text, |e| {
+            let candidate = best[e.start as usize].0 + e.score;
+            let to = &mut best[e.end as usize];
+            if to.1 == UNSET || candidate > to.0 {
+                *to = (candidate, e.start, e.id);
+            }
+        });
+        let mut pos = text.len();
+        while pos > 0 {
+            let (_, start, id) = best[pos];
+            path.push((start, pos as u32, id));
+            pos = start as usize;
+        }
     })
 }
 

@@ -38,8 +38,12 @@ pub struct Unigram {
     trie: CharTrie,
     user_defined: FxHashSet<u32>,
     unk_id: u32,
-    unk_score: f32,
+    /// The unknown character's score: SentencePiece's f32 (widened), or Hugging Face's f64.
+    unk_score: f64,
     byte_fallback: bool,
+    /// Cut as `tokenizers` cuts: every vocabulary entry in the lattice, f64 sums from 0 for
+    /// each pre-tokenized piece (see `huggingface`).
+    huggingface: bool,
     /// What the unknown token decodes to.
     unknown_surface: String,
     /// Names this model's entries in the per-thread cache of cuts.
@@ -137,12 +141,58 @@ impl Unigram {
             trie,
             user_defined,
             unk_id,
-            unk_score: min_score - UNKNOWN_PENALTY,
+            unk_score: (min_score - UNKNOWN_PENALTY) as f64,
             byte_fallback,
+            huggingface: false,
             unknown_surface: DEFAULT_UNKNOWN_SURFACE.to_string(),
             cache_id: crate::models::piece_cache::next_owner_id(),
             vocab,
         })
+    }
+
+    /// A model that cuts as Hugging Face's `tokenizers` does for a `tokenizer.json` Unigram
+    /// model: the lattice holds every entry of the vocabulary (control, byte and unused pieces
+    /// included), scores are the file's f64 values and sums run in f64 from 0 in each
+    /// pre-tokenized piece, the unknown character scoring 10 below the lowest score of all.
+    /// (SentencePiece's own cut, `new`, sums in f32 across the whole text over its ordinary
+    /// pieces; on most text both agree.)
+    pub fn huggingface(vocab: Vocab, scores: Vec<f64>, byte_fallback: bool) -> Result<Self> {
+        if let Some(bad) = scores.iter().position(|s| !s.is_finite()) {
+            return Err(Error::config(format!("piece {bad} has score {}, which is not a finite number", scores[bad])));
+        }
+        let narrow: Vec<f32> = scores.iter().map(|&s| s as f32).collect();
+        let mut model = Unigram::new(vocab, narrow, Vec::new(), byte_fallback)?;
+        let n = model.vocab.n_vocab();
+        let vocab = &model.vocab;
+        let mut entries: Vec<(u32, &[u8])> = vocab.ordinary().collect();
+        entries.extend(vocab.kinded().into_iter().map(|(id, text, _)| (id, text.as_bytes())));
+        entries.extend(vocab.specials().iter().map(|(text, id)| (*id, text.as_bytes())));
+        // A text spelled twice in the vocabulary is the last id that spells it, as in
+        // `tokenizers`' map from token to id (the trie keeps a key's first value).
+        entries.sort_unstable_by_key(|&(id, _)| std::cmp::Reverse(id));
+        let trie = CharTrie::new(
+            entries.iter().filter_map(|&(id, bytes)| std::str::from_utf8(bytes).ok().map(|text| (text, id))),
+        );
+        model.trie = trie;
+        let mut lattice_scores = vec![0.0f64; n];
+        for (id, score) in lattice_scores.iter_mut().enumerate() {
+            *score = scores.get(id).copied().unwrap_or(0.0);
+        }
+        let min = scores.iter().copied().fold(f64::INFINITY, f64::min);
+        model.unk_score = if min.is_finite() { min } else { 0.0 } - UNKNOWN_PENALTY as f64;
+        model.lattice_scores = lattice_scores;
+        model.huggingface = true;
+        Ok(model)
+    }
+
+    /// Whether this model cuts as Hugging Face's does (`huggingface`).
+    pub fn is_huggingface(&self) -> bool {
+        self.huggingface
+    }
+
+    /// The f64 score of each id the lattice weighs (the file's own, for a Hugging Face model).
+    pub fn exact_scores(&self) -> &[f64] {
+        &self.lattice_scores
     }
 
     /// The same model, decoding the unknown token to `surface`.
@@ -196,6 +246,11 @@ impl Unigram {
             static PATH: std::cell::RefCell<Vec<(u32, u32, u32)>> = const { std::cell::RefCell::new(Vec::new()) };
         }
         PATH.with_borrow_mut(|path| {
+            if self.huggingface {
+                lattice::viterbi_f64(self, piece, path);
+                self.emit(piece, path.iter().rev().copied(), |id, _| out.push(id));
+                return base;
+            }
             let end = lattice::viterbi(self, piece, base, path);
             self.emit(piece, path.iter().rev().copied(), |id, _| out.push(id));
             end
@@ -210,6 +265,9 @@ impl Unigram {
         cut: impl Iterator<Item = (u32, u32, u32)>,
         mut push: impl FnMut(u32, usize),
     ) {
+        if self.huggingface {
+            return self.emit_huggingface(text, cut, push);
+        }
         let mut pending_unknown = 0;
         for (start, end, id) in cut {
             if id != self.unk_id {
@@ -229,6 +287,40 @@ impl Unigram {
         if pending_unknown > 0 {
             push(self.unk_id, pending_unknown);
         }
+    }
+
+    /// `emit` as `tokenizers` does it: a run of unknown pieces is one text, looked up in the
+    /// vocabulary as a whole (the text `<unk>` itself is the unknown piece), else spelled as its
+    /// bytes with byte fallback, else the unknown id.
+    fn emit_huggingface(
+        &self,
+        text: &str,
+        cut: impl Iterator<Item = (u32, u32, u32)>,
+        mut push: impl FnMut(u32, usize),
+    ) {
+        let mut run: Option<(u32, u32)> = None;
+        let flush = |run: &mut Option<(u32, u32)>, push: &mut dyn FnMut(u32, usize)| {
+            let Some((start, end)) = run.take() else { return };
+            let unknown = &text[start as usize..end as usize];
+            match self.trie.longest_prefix(unknown).filter(|&(len, _)| len == unknown.len()) {
+                Some((_, id)) => push(id, unknown.len()),
+                None if self.byte_fallback => {
+                    for &b in unknown.as_bytes() {
+                        push(self.vocab.byte_id(b).expect("byte fallback has all 256 byte tokens"), 1);
+                    }
+                }
+                None => push(self.unk_id, unknown.len()),
+            }
+        };
+        for (start, end, id) in cut {
+            if id == self.unk_id {
+                run = Some((run.map_or(start, |r| r.0), end));
+            } else {
+                flush(&mut run, &mut push);
+                push(id, (end - start) as usize);
+            }
+        }
+        flush(&mut run, &mut push);
     }
 
     /// Appends the ids of `piece`'s cut continuing from `base` and returns the new base, through
@@ -297,7 +389,11 @@ impl Unigram {
     /// cut after pieces that scored `base`.
     pub fn piece_lens(&self, piece: &str, ids: &[u32], base: f32) -> Option<Vec<usize>> {
         let mut path = Vec::new();
-        lattice::viterbi(self, piece, base, &mut path);
+        if self.huggingface {
+            lattice::viterbi_f64(self, piece, &mut path);
+        } else {
+            lattice::viterbi(self, piece, base, &mut path);
+        }
         let mut lens = Vec::with_capacity(ids.len());
         let mut again = Vec::with_capacity(ids.len());
         self.emit(piece, path.iter().rev().copied(), |id, len| {
@@ -322,7 +418,7 @@ impl lattice::Pieces for Unigram {
         self.unk_id
     }
 
-    fn unk_score(&self) -> f32 {
+    fn unk_score(&self) -> f64 {
         self.unk_score
     }
 }
@@ -352,6 +448,10 @@ impl super::PieceModel for Unigram {
         carry: &mut f32,
         out: &mut Vec<u32>,
     ) -> Result<()> {
+        if self.huggingface {
+            // Each piece is cut alone: the generic cache of pieces serves.
+            return super::encode_through_cache(self, _cache, piece, out);
+        }
         *carry = Unigram::encode_cached(self, piece, *carry, out);
         Ok(())
     }
@@ -374,6 +474,7 @@ impl super::PieceModel for Unigram {
         serde_json::json!({"type": "unigram",
             "unk_token": String::from_utf8_lossy(self.vocab.token_bytes(self.unk_id()).unwrap_or_default()),
             "byte_fallback": self.byte_fallback(), "user_defined": self.user_defined(),
+            "huggingface": self.huggingface,
             "unknown_surface": self.unknown_surface()})
     }
     /// Subword regularization: the cut drawn with probability proportional to exp(`alpha` ×

@@ -90,8 +90,8 @@ impl Pieces for Working {
     fn unk_id(&self) -> u32 {
         u32::MAX
     }
-    fn unk_score(&self) -> f32 {
-        self.unk_score
+    fn unk_score(&self) -> f64 {
+        self.unk_score as f64
     }
 }
 
