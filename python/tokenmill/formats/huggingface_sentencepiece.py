@@ -163,7 +163,8 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
     >>> to_tokenizer_json("tokenizer.json", Tokenizer.from_sentencepiece("spm.model")._core)  # doctest: +SKIP
     """
     doc = json.loads(core.to_json())
-    exact = doc["model"].get("huggingface_scores") is not None  # read from a tokenizer.json, run as Hugging Face runs it
+    # Read from a tokenizer.json and run as Hugging Face runs it: written back with its own chain.
+    exact = doc["model"].get("huggingface_scores") is not None
     leading: list[dict[str, Any]] = []
     if doc.get("normalizer", "none") != "none":
         # Hugging Face's own steps (read from such a file) go back in front of the map.
@@ -463,7 +464,9 @@ def _read_as_huggingface(
     `tokenizers` runs it: its normalizers as Hugging Face's (`Precompiled` a grapheme cluster at
     a time), then Metaspace's ▁ for each space and its prefix, a piece starting at each ▁ when it
     splits, and Hugging Face's cut of each piece (`Unigram::huggingface` in Rust)."""
-    chain = hf.HF_PREFIX + json.dumps({"type": "Sequence", "normalizers": steps}, ensure_ascii=False) if steps else "none"
+    chain = "none"
+    if steps:
+        chain = hf.HF_PREFIX + json.dumps({"type": "Sequence", "normalizers": steps}, ensure_ascii=False)
     scheme, split = _metaspace(pre_steps[0], where) if pre_steps else ("never", False)
     try:
         return document.unigram(
