@@ -39,22 +39,14 @@ VOCABULARY = {
     "whisper-multilingual": "token_byte_values() leaves out the empty token (rank 50256, written `=`) that "
     "tiktoken lists: 50256 values against tiktoken's 50257",
 }
-ANY_LOAD = {
-    name: "tokenmill.load tells a SentencePiece model by the `.model` suffix, so Mistral's `*.model.vN` is read "
-    "as JSON: CorpusError 'invalid UTF-8 at byte offset N'"
-    for name in ("mistral-v1", "mistral-v2", "mistral-v3", "mistral-v7")
-}
 
 
-def param(entry: pf.Published, refusals: dict[str, str] | None = None) -> Any:
-    """The entry as a test parameter, a strict xfail where tokenmill refuses it (`LOAD`, or the
-    `refusals` of one test: `tokenmill.load`'s)."""
+def param(entry: pf.Published) -> Any:
+    """The entry as a test parameter, a strict xfail where tokenmill refuses it (`LOAD`)."""
     marks = []
     if entry.name in LOAD:
         raises, reason = LOAD[entry.name]
         marks.append(pytest.mark.xfail(strict=True, raises=raises, reason=reason))
-    elif refusals and entry.name in refusals:
-        marks.append(pytest.mark.xfail(strict=True, raises=tokenmill.TokenmillError, reason=refusals[entry.name]))
     return pytest.param(entry, id=entry.name, marks=marks)
 
 
@@ -393,7 +385,7 @@ def loadable() -> list[Any]:
     """The files whose format `tokenmill.load` says it tells by itself: tokenizer.json, `.model`
     and a `.tiktoken` file named after its encoding (whisper's gpt2.tiktoken)."""
     return [
-        param(entry, ANY_LOAD)
+        param(entry)
         for entry in pf.CATALOGUE
         if entry.family in ("huggingface", "sentencepiece") or entry.name == "whisper-gpt2"
     ]

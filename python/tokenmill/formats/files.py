@@ -243,7 +243,8 @@ _SENTENCEPIECE_NAMES = ("tokenizer.model", "spiece.model", "sentencepiece.bpe.mo
 
 def open_any(path: str | os.PathLike[str]) -> Tokenizer:
     """A tokenizer from any file tokenmill reads, the format told by the file: tokenmill's own
-    JSON or a Hugging Face ``tokenizer.json``, a SentencePiece ``.model``, a ``.tiktoken`` file
+    JSON or a Hugging Face ``tokenizer.json``, a SentencePiece ``.model`` (by its name or its
+    first byte), a ``.tiktoken`` file
     named after its encoding (``cl100k_base.tiktoken``), BERT's ``vocab.txt``; or a model
     directory holding one of these (``tokenizer.json`` first, then a ``.model``, GPT-2's
     ``vocab.json`` + ``merges.txt``, ``vocab.txt``).
@@ -271,6 +272,10 @@ def open_any(path: str | os.PathLike[str]) -> Tokenizer:
     input_file(p, "a tokenizer file")
     with open(p, "rb") as f:
         head = f.read(256)
+    # Not JSON: a SentencePiece model under another name (Mistral's `tokenizer.model.v3`); its
+    # protobuf starts with a piece (field 1, length-delimited: byte 0x0A) or the trainer spec.
+    if head[:1] in (b"\x0a", b"\x12"):
+        return Tokenizer.from_sentencepiece(p)
     # tokenmill's writer puts its format name first; anything else JSON is Hugging Face's.
     if b'"format":"tokenmill"' in head:
         return Tokenizer.load(p)

@@ -50,10 +50,15 @@ they cut the text before normalization as control pieces do; and pieces of equal
 distinct ranks (SentencePiece's trainer never gives two pieces one score). Unused pieces have
 no Hugging Face form and are refused. Such files are written only; reading them back is to do.
 
-`read_tokenizer_json` reads a Unigram file back, and the files transformers' SentencePiece
-converters write (`Strip` + `Replace(/ {2,}/, "▁")` + `Metaspace(prepend_scheme="always")`, or
-`WhitespaceSplit` + `Metaspace`), onto the same description; those pipelines differ from
-SentencePiece's rules in ways tokenmill does not copy (see `_whitespace_shape`).
+`read_tokenizer_json` reads Unigram files. One whose pre-tokenizer is a single `Metaspace` (or
+none) — the files transformers' converters wrote until version 5 (`Strip` + `Replace(/ {2,}/, "▁")`
++ `Metaspace(prepend_scheme="always")`, XLM-R's, ALBERT's with NFKD and StripAccents), and these
+written by `to_tokenizer_json` — runs exactly as `tokenizers` runs it, every difference above
+included: its normalizers through Hugging Face's chain in Rust (`Precompiled` a grapheme cluster
+at a time), Metaspace's ▁ and prefix, a piece starting at each ▁, and Hugging Face's cut of each
+piece (f64 sums over every vocabulary entry). transformers 5's `WhitespaceSplit` + `Metaspace`,
+and files with ▁ as a suffix, are read onto SentencePiece's rules instead, which differ from
+Hugging Face's in ways `_whitespace_shape` lists.
 
 >>> tok = Tokenizer.from_sentencepiece("spm.model")          # doctest: +SKIP
 >>> tok.to_huggingface("tokenizer.json")                     # doctest: +SKIP
