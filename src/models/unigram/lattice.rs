@@ -34,10 +34,18 @@ pub(crate) fn for_each_edge(model: &impl Pieces, text: &str, mut edge: impl FnMu
     while start < bytes.len() {
         let char_len = utf8_len(bytes[start]);
         let mut single = false;
-        model.trie().for_each_prefix(&text[start..], |len, id| {
-            single |= len == char_len;
-            edge(Edge { start: start as u32, end: (start + len) as u32, id, score: model.lattice_score(id) });
-        });
+        if model.trie().has_scores() {
+            // The encoder's scores ride in the trie (f32, as SentencePiece's are).
+            model.trie().for_each_scored_prefix(&text[start..], |len, id, score| {
+                single |= len == char_len;
+                edge(Edge { start: start as u32, end: (start + len) as u32, id, score: score as f64 });
+            });
+        } else {
+            model.trie().for_each_prefix(&text[start..], |len, id| {
+                single |= len == char_len;
+                edge(Edge { start: start as u32, end: (start + len) as u32, id, score: model.lattice_score(id) });
+            });
+        }
         if !single {
             let end = (start + char_len) as u32;
             edge(Edge { start: start as u32, end, id: model.unk_id(), score: model.unk_score() });

@@ -132,9 +132,11 @@ impl Unigram {
                 score_of(id) as f64
             };
         }
-        let trie = CharTrie::new(
+        let mut trie = CharTrie::new(
             pieces.iter().filter_map(|&(id, bytes)| std::str::from_utf8(bytes).ok().map(|text| (text, id))),
         );
+        // Every lattice score here is an f32 (widened): exact in the trie.
+        trie.attach_scores(|id| lattice_scores[id as usize] as f32);
         Ok(Unigram {
             scores,
             lattice_scores,
