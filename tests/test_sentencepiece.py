@@ -68,6 +68,12 @@ MODELS = {
     "suffix": {"treat_whitespace_as_suffix": True},
     "no_split_by_whitespace": {"split_by_whitespace": False},
     "no_split_keep_whitespace": {"split_by_whitespace": False, "remove_extra_whitespaces": False},
+    # Llama 2's and Mistral's set-up: whitespace-only pieces (▁▁▁▁ from code's indentation).
+    "whitespace_pieces": {
+        "allow_whitespace_only_pieces": True,
+        "remove_extra_whitespaces": False,
+        "byte_fallback": True,
+    },
 }
 
 
@@ -121,6 +127,19 @@ def test_ids_pieces_and_normalization_equal_sentencepiece(pair) -> None:
         ids = tok.encode(text)
         assert ids == sp.encode(text), (text, sp.encode(text, out_type=str), tok.tokenize(text))
         assert tok.decode(ids) == sp.decode(ids), text
+
+
+@pytest.mark.parametrize("model_type", ["unigram", "bpe"])
+def test_whitespace_only_pieces_keep_runs_with_the_next_word(model_type: str, stdlib_text: str) -> None:
+    """With pieces such as ▁▁▁▁ the text is cut only before a ▁ that follows another character
+    (so the piece cache still serves), and the ids stay sentencepiece's."""
+    sp, tok = trained_pair("whitespace_pieces", model_type, stdlib_text)
+    assert any("\u2581\u2581" in tok.id_to_token(i) for i in range(tok.n_vocab) if tok.token_kind(i) == "normal")
+    assert tok.pattern == "metaspace_runs"
+    text = stdlib_text[100_000:140_000]
+    assert tok.encode(text) == sp.encode(text)
+    for probe in ["a    b", "    indented\n        deeper", "x\u2581\u2581y", "  ", "end   "]:
+        assert tok.encode(probe) == sp.encode(probe), probe
 
 
 def test_long_documents_equal_sentencepiece(pair, stdlib_text: str) -> None:

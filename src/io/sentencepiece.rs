@@ -197,12 +197,8 @@ pub fn read(data: &[u8], path: &Path) -> Result<Tokenizer> {
         precompiled_charsmap: charsmap,
         metaspace_prefix: Default::default(),
     };
-    let cut_at_spaces = escape && !(model_type == BPE && has_unused) && metaspace_cuts_safely(pieces, suffix);
-    let pretokenizer = PreTokenizer::from_spec(match (cut_at_spaces, suffix) {
-        (false, _) => "none",
-        (true, false) => "metaspace",
-        (true, true) => "metaspace_suffix",
-    })?;
+    let cut = if escape && !(model_type == BPE && has_unused) { metaspace_cut(pieces, suffix) } else { "none" };
+    let pretokenizer = PreTokenizer::from_spec(cut)?;
 
     let byte_fallback = trainer.byte_fallback.unwrap_or(false);
     let surface = trainer.unk_surface.as_deref().unwrap_or(DEFAULT_UNKNOWN_SURFACE);
@@ -227,12 +223,17 @@ pub fn read(data: &[u8], path: &Path) -> Result<Tokenizer> {
     Ok(Tokenizer::new(normalizer, pretokenizer, model).with_sentencepiece_source(data.into()))
 }
 
-/// Whether cutting the text at each `▁` gives SentencePiece's cut: `▁` alone is a piece, and
-/// no piece holds a `▁` except at its start (at its end, with `▁` as a suffix). A BPE model
-/// with unused pieces is never cut: SentencePiece splits an unused piece back by the pair that
-/// last formed it anywhere in the text.
-fn metaspace_cuts_safely(pieces: &[SentencePiece], suffix: bool) -> bool {
+/// Where the text can be cut without changing SentencePiece's cut (which runs over the whole
+/// text), so that the piece cache works: before each `▁` (after it, with `▁` as a suffix) when
+/// `▁` alone is a piece and no piece holds a `▁` elsewhere than at its start (end);
+/// before each `▁` that follows another character when the pieces holding an inner `▁` hold
+/// only a run of them at their start (vocabularies with whitespace-only pieces such as `▁▁▁▁`,
+/// Llama 2's and Mistral's): no piece then reaches across such a cut. Otherwise nowhere. A BPE
+/// model with unused pieces is never cut: SentencePiece splits an unused piece back by the pair
+/// that last formed it anywhere in the text.
+fn metaspace_cut(pieces: &[SentencePiece], suffix: bool) -> &'static str {
     let mut alone = false;
+    let mut inner = false;
     for p in pieces {
         if !matches!(p.kind.unwrap_or(NORMAL), NORMAL | USER_DEFINED) {
             continue;
@@ -245,11 +246,19 @@ fn metaspace_cuts_safely(pieces: &[SentencePiece], suffix: bool) -> bool {
             chars.next();
         }
         if chars.as_str().contains(METASPACE) {
-            return false;
+            if suffix || text.trim_start_matches(METASPACE).contains(METASPACE) {
+                return "none";
+            }
+            inner = true;
         }
         alone |= text.len() == METASPACE.len_utf8() && text.starts_with(METASPACE);
     }
-    alone
+    match (inner, alone, suffix) {
+        (true, _, _) => "metaspace_runs",
+        (false, true, false) => "metaspace",
+        (false, true, true) => "metaspace_suffix",
+        (false, false, _) => "none",
+    }
 }
 
 #[cfg(test)]

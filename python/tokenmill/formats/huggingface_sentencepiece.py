@@ -205,7 +205,9 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
         scheme = {"none": "never"}.get(spec.get("metaspace_prefix", "none"), spec.get("metaspace_prefix"))
         pretokenizer = "metaspace" if pretokenizer == _SPLIT_AT_METASPACE else "metaspace_unsplit"
         normalizers = leading
-    if pretokenizer not in ("metaspace", "metaspace_suffix", "metaspace_unsplit", "none") or doc.get(
+    # "metaspace_runs" (runs of ▁ kept with the word after them) is a cut that changes nothing:
+    # the text stays one piece for Hugging Face.
+    if pretokenizer not in ("metaspace", "metaspace_suffix", "metaspace_unsplit", "metaspace_runs", "none") or doc.get(
         "pretokenizer_keeps_gaps"
     ):
         raise _core.ConfigError(f"pre-tokenizer {pretokenizer!r} before a Unigram model has no Hugging Face form here")

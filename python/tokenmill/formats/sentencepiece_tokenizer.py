@@ -99,7 +99,7 @@ def _check_expressible(doc: dict[str, Any]) -> None:
             "character map and whitespace rules do)"
         )
     suffix = (doc.get("sentencepiece_normalizer") or {}).get("treat_whitespace_as_suffix", False)
-    expected = {"none", "metaspace_suffix" if suffix else "metaspace"}
+    expected = {"none", "metaspace_suffix"} if suffix else {"none", "metaspace", "metaspace_runs"}
     if doc["pretokenizer"] not in expected or doc.get("pretokenizer_keeps_gaps"):
         raise _core.ConfigError(f"pre-tokenizer {doc['pretokenizer']!r} has no SentencePiece equivalent")
 

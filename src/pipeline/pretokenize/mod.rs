@@ -64,7 +64,7 @@ const EQUIVALENT_PATTERNS: [(&str, &str); 3] = [
 ];
 
 /// Every name `from_spec` takes for a preset.
-pub const PRESET_NAMES: [&str; 19] = [
+pub const PRESET_NAMES: [&str; 20] = [
     "bert",
     "gpt2",
     "r50k",
@@ -83,6 +83,7 @@ pub const PRESET_NAMES: [&str; 19] = [
     "whitespace",
     "metaspace",
     "metaspace_suffix",
+    "metaspace_runs",
     "none",
 ];
 
@@ -100,9 +101,11 @@ pub enum PreTokenizer {
     /// BERT's: split on whitespace (dropped) and around every punctuation character.
     Bert,
     /// Text whose spaces are `▁` (SentencePiece): a piece starts at each `▁`, or with `suffix`
-    /// ends after each. Lossless.
+    /// ends after each; with `runs`, a run of `▁` starts one piece with the word after it (for
+    /// vocabularies with whitespace-only pieces, `▁▁▁▁`). Lossless.
     Metaspace {
         suffix: bool,
+        runs: bool,
     },
     None,
     /// Matches are pieces; with `keep_gaps`, so is the text between matches (Hugging Face's
@@ -157,8 +160,9 @@ impl PreTokenizer {
             "tekken" => PreTokenizer::Tekken,
             "whitespace" => PreTokenizer::Whitespace,
             "bert" => PreTokenizer::Bert,
-            "metaspace" => PreTokenizer::Metaspace { suffix: false },
-            "metaspace_suffix" => PreTokenizer::Metaspace { suffix: true },
+            "metaspace" => PreTokenizer::Metaspace { suffix: false, runs: false },
+            "metaspace_suffix" => PreTokenizer::Metaspace { suffix: true, runs: false },
+            "metaspace_runs" => PreTokenizer::Metaspace { suffix: false, runs: true },
             "none" => PreTokenizer::None,
             _ if !spec.is_empty() && spec.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => {
                 let lower = spec.to_ascii_lowercase();
@@ -170,7 +174,7 @@ impl PreTokenizer {
                 return Err(Error::Pattern {
                     pattern: spec.to_string(),
                     reason: format!(
-                        "unknown preset{hint}; use gpt2, r50k_base, p50k_base, cl100k, cl100k_base, o200k, o200k_base, bert, whitespace, metaspace, metaspace_suffix, none or a regex"
+                        "unknown preset{hint}; use gpt2, r50k_base, p50k_base, cl100k, cl100k_base, o200k, o200k_base, bert, whitespace, metaspace, metaspace_suffix, metaspace_runs, none or a regex"
                     ),
                 });
             }
@@ -209,8 +213,9 @@ impl PreTokenizer {
             PreTokenizer::Tekken => "tekken",
             PreTokenizer::Whitespace => "whitespace",
             PreTokenizer::Bert => "bert",
-            PreTokenizer::Metaspace { suffix: false } => "metaspace",
-            PreTokenizer::Metaspace { suffix: true } => "metaspace_suffix",
+            PreTokenizer::Metaspace { suffix: false, runs: false } => "metaspace",
+            PreTokenizer::Metaspace { suffix: true, .. } => "metaspace_suffix",
+            PreTokenizer::Metaspace { suffix: false, runs: true } => "metaspace_runs",
             PreTokenizer::None => "none",
             PreTokenizer::Regex { pattern, .. } => pattern,
             PreTokenizer::Chain(_) | PreTokenizer::HuggingFace(_) => unreachable!("spelled above"),
@@ -308,13 +313,15 @@ impl PreTokenizer {
                     f(text)
                 }
             }
-            PreTokenizer::Metaspace { suffix } => {
+            PreTokenizer::Metaspace { suffix, runs } => {
                 let marker = crate::pipeline::decoder::METASPACE;
                 let mut start = 0;
                 // `▁` is E2 96 81; a search for its first byte beats a substring search (most
                 // pieces are one word long, and the searcher's set-up was paid for each).
                 let bytes = text.as_bytes();
-                let found = memchr::memchr_iter(0xE2, bytes).filter(|&i| bytes[i..].starts_with(marker.as_bytes()));
+                let after_marker = |i: usize| i >= marker.len() && bytes[..i].ends_with(marker.as_bytes());
+                let found = memchr::memchr_iter(0xE2, bytes)
+                    .filter(|&i| bytes[i..].starts_with(marker.as_bytes()) && !(*runs && after_marker(i)));
                 for i in found {
                     let cut = if *suffix { i + marker.len() } else { i };
                     if cut > start {
@@ -490,6 +497,9 @@ mod tests {
         assert_eq!(p.split("ab▁c").unwrap(), ["ab", "▁c"]);
         let p = PreTokenizer::from_spec("metaspace_suffix").unwrap();
         assert_eq!(p.split("hello▁▁world▁x").unwrap(), ["hello▁", "▁", "world▁", "x"]);
+        let p = PreTokenizer::from_spec("metaspace_runs").unwrap();
+        assert_eq!(p.split("▁hello▁▁▁world▁x▁").unwrap(), ["▁hello", "▁▁▁world", "▁x", "▁"]);
+        assert_eq!(p.split("▁▁a").unwrap(), ["▁▁a"]);
     }
 
     #[test]
