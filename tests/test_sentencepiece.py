@@ -69,11 +69,7 @@ MODELS = {
     "no_split_by_whitespace": {"split_by_whitespace": False},
     "no_split_keep_whitespace": {"split_by_whitespace": False, "remove_extra_whitespaces": False},
     # Llama 2's and Mistral's set-up: whitespace-only pieces (▁▁▁▁ from code's indentation).
-    "whitespace_pieces": {
-        "allow_whitespace_only_pieces": True,
-        "remove_extra_whitespaces": False,
-        "byte_fallback": True,
-    },
+    "whitespace_pieces": {"allow_whitespace_only_pieces": True, "remove_extra_whitespaces": False},
 }
 
 

@@ -30,6 +30,25 @@ pub struct SentencePieceParts {
     pub(super) unused: FxHashMap<Box<[u8]>, u32>,
     /// What the unknown token decodes to.
     pub(super) unknown_surface: String,
+    /// Names this model's entries in the per-thread memo of joined pairs.
+    memo_owner: u64,
+}
+
+/// Pairs already joined (or found not to join) on this thread, for one model at a time: a word
+/// the piece cache has not seen still mostly asks pairs asked before, and a look-up here is a
+/// fraction of spelling the pair and finding its text among the pieces.
+struct PairMemo {
+    owner: u64,
+    joined: FxHashMap<u64, u64>,
+}
+
+/// The memo is emptied when it grows past this many pairs.
+const MEMO_PAIRS: usize = 1 << 18;
+const NO_JOIN: u64 = u64::MAX;
+
+thread_local! {
+    static PAIRS: std::cell::RefCell<PairMemo> =
+        std::cell::RefCell::new(PairMemo { owner: 0, joined: FxHashMap::default() });
 }
 
 impl SentencePieceParts {
@@ -54,6 +73,29 @@ impl SentencePieceParts {
     /// split of every piece (building that took 3-4x sentencepiece's whole load on 262k pieces).
     #[inline]
     pub(super) fn joined_rank(&self, vocab: &Vocab, left: u32, right: u32) -> Option<(u32, u32)> {
+        let key = (left as u64) << 32 | right as u64;
+        let known = PAIRS.with_borrow_mut(|memo| {
+            if memo.owner != self.memo_owner {
+                memo.owner = self.memo_owner;
+                memo.joined.clear();
+            }
+            memo.joined.get(&key).copied()
+        });
+        if let Some(packed) = known {
+            return (packed != NO_JOIN).then_some(((packed >> 32) as u32, packed as u32));
+        }
+        let found = self.join(vocab, left, right);
+        PAIRS.with_borrow_mut(|memo| {
+            if memo.joined.len() >= MEMO_PAIRS {
+                memo.joined.clear();
+            }
+            memo.joined.insert(key, found.map_or(NO_JOIN, |(rank, id)| (rank as u64) << 32 | id as u64));
+        });
+        found
+    }
+
+    /// `joined_rank` without the memo.
+    fn join(&self, vocab: &Vocab, left: u32, right: u32) -> Option<(u32, u32)> {
         if self.frozen_ids.contains(&left) || self.frozen_ids.contains(&right) {
             return None;
         }
@@ -140,6 +182,7 @@ impl Bpe {
             frozen_ids,
             unused,
             unknown_surface: unknown_surface.to_string(),
+            memo_owner: crate::models::piece_cache::next_owner_id(),
         };
         Self::assemble(vocab, Vec::new(), super::MergeOrder::Scores(Box::new(parts)), options)
     }
