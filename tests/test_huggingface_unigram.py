@@ -130,8 +130,6 @@ ANY = st.one_of(st.text(max_size=12), TRICKY, st.sampled_from(["e\u0301", "\u013
 @given(text=st.lists(ANY, max_size=12).map("".join))
 def test_files_run_exactly_give_the_same_ids_offsets_and_tokens(pair, text: str) -> None:  # type: ignore[no-untyped-def]
     tok, hf = pair
-    if json.loads(hf.to_str())["pre_tokenizer"]["type"] != "Metaspace":
-        pytest.skip("WhitespaceSplit + Metaspace files run on SentencePiece's rules (see the module)")
     theirs = hf.encode(text, add_special_tokens=False)
     assert tok.encode(text, allowed_special="all") == theirs.ids
     ours = tok.encode_for_model(text, add_special_tokens=False)
@@ -145,10 +143,11 @@ def test_files_run_exactly_give_the_same_ids_offsets_and_tokens(pair, text: str)
     assert tok.decode(theirs.ids) == hf.decode(theirs.ids, skip_special_tokens=False)
 
 
-def test_decomposition_before_the_map_is_refused(sp_model: Path, tmp_path: Path) -> None:
+def test_decomposition_before_the_map_runs_as_hugging_face_runs_it(sp_model: Path, tmp_path: Path) -> None:
     """ALBERT's converter without keep_accents puts NFKD and StripAccents before the map; Hugging
-    Face's Precompiled then leaves decomposed Hangul decomposed, SentencePiece's map (which
-    tokenmill follows) recomposes it: refused by name, not loaded to give other ids."""
+    Face's Precompiled then leaves decomposed Hangul decomposed (clusters of 6 bytes or more go
+    character by character), where SentencePiece's map would recompose it: tokenmill gives
+    Hugging Face's ids."""
     import transformers
 
     shutil.copy(sp_model, tmp_path / "spiece.model")
@@ -156,8 +155,12 @@ def test_decomposition_before_the_map_is_refused(sp_model: Path, tmp_path: Path)
     steps = doc["normalizer"].get("normalizers", [doc["normalizer"]])
     doc["normalizer"] = {"type": "Sequence", "normalizers": [{"type": "NFKD"}, {"type": "StripAccents"}, *steps]}
     (tmp_path / "tokenizer.json").write_text(json.dumps(doc))
-    with pytest.raises(tokenmill.FormatError, match="NFKD before Precompiled"):
-        tokenmill.Tokenizer.from_huggingface(tmp_path / "tokenizer.json")
+    tok = tokenmill.Tokenizer.from_huggingface(tmp_path / "tokenizer.json")
+    hf = HFTokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    for text in ["한국어 텍스트", "Crème brûlée à la carte", "ｶﾞｷﾞ ①②③ ﬁ", "naïve café"]:
+        theirs = hf.encode(text, add_special_tokens=False)
+        ours = tok.encode_for_model(text, add_special_tokens=False)
+        assert (ours.ids, ours.offsets) == (theirs.ids, theirs.offsets), text
 
 
 def test_written_back_files_give_the_same_ids(pair, multilingual_text: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -25,6 +25,7 @@ enum Norm {
     Prepend(String),
     ByteLevel,
     Precompiled(PrecompiledCharsmap),
+    MetaspaceWords,
 }
 
 #[derive(Debug, Clone)]
@@ -153,6 +154,28 @@ fn apply_step(step: &Norm, chars: Chars) -> Chars {
         }
         Norm::Replace { pattern, content } => replace(chars, pattern, content),
         Norm::Precompiled(map) => precompiled(chars, map),
+        Norm::MetaspaceWords => {
+            // Each run of non-whitespace is a word, whitespace goes, and a ▁ (taking the word's
+            // first character's range, as Hugging Face's prepend does) goes before each word
+            // that does not start with one.
+            let mut out = Vec::with_capacity(chars.len() + 8);
+            let mut i = 0;
+            while i < chars.len() {
+                if chars[i].0.is_whitespace() {
+                    i += 1;
+                    continue;
+                }
+                let start = i;
+                while i < chars.len() && !chars[i].0.is_whitespace() {
+                    i += 1;
+                }
+                if chars[start].0 != '\u{2581}' {
+                    out.push(('\u{2581}', chars[start].1, chars[start].2));
+                }
+                out.extend_from_slice(&chars[start..i]);
+            }
+            out
+        }
     }
 }
 
@@ -319,6 +342,10 @@ fn read_node(node: &Value, steps: &mut Vec<Norm>, depth: usize) -> Result<()> {
                     .map_err(|e| Error::config(format!("normalizer Precompiled: precompiled_charsmap: {e}")))?,
             )
         }
+        // tokenmill's own spelling (not a Hugging Face normalizer) of the pre-tokenizers
+        // `WhitespaceSplit` + `Metaspace(prepend_scheme="always")`: with a cut before each ▁
+        // after it, the same pieces as that pair gives (each word starts with a ▁).
+        "MetaspaceWords" => Norm::MetaspaceWords,
         "Replace" => {
             let content = text("content")?;
             let pattern = node.get("pattern").ok_or_else(|| Error::config("normalizer Replace without a pattern"))?;

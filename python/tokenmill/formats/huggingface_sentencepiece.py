@@ -53,11 +53,12 @@ no Hugging Face form and are refused. Such files are written only; reading them 
 `read_tokenizer_json` reads Unigram files. One whose pre-tokenizer is a single `Metaspace` (or
 none) — the files transformers' converters wrote until version 5 (`Strip` + `Replace(/ {2,}/, "▁")`
 + `Metaspace(prepend_scheme="always")`, XLM-R's, ALBERT's with NFKD and StripAccents), and these
-written by `to_tokenizer_json` — runs exactly as `tokenizers` runs it, every difference above
-included: its normalizers through Hugging Face's chain in Rust (`Precompiled` a grapheme cluster
-at a time), Metaspace's ▁ and prefix, a piece starting at each ▁, and Hugging Face's cut of each
-piece (f64 sums over every vocabulary entry). transformers 5's `WhitespaceSplit` + `Metaspace`,
-and files with ▁ as a suffix, are read onto SentencePiece's rules instead, which differ from
+written by `to_tokenizer_json` — or transformers 5's `WhitespaceSplit` + `Metaspace("always")`
+runs exactly as `tokenizers` runs it, every difference above included: its normalizers through
+Hugging Face's chain in Rust (`Precompiled` a grapheme cluster at a time), Metaspace's ▁ and
+prefix (before each word, for the pair), a piece starting at each ▁, and Hugging Face's cut of
+each piece (f64 sums over every vocabulary entry). Files with ▁ as a suffix, and other Metaspace
+schemes after `WhitespaceSplit`, are read onto SentencePiece's rules instead, which differ from
 Hugging Face's in ways `_whitespace_shape` lists.
 
 >>> tok = Tokenizer.from_sentencepiece("spm.model")          # doctest: +SKIP
@@ -170,6 +171,7 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
     doc = json.loads(core.to_json())
     # Read from a tokenizer.json and run as Hugging Face runs it: written back with its own chain.
     exact = doc["model"].get("huggingface_scores") is not None
+    words = False  # the file's pre-tokenizers were WhitespaceSplit + Metaspace
     leading: list[dict[str, Any]] = []
     if doc.get("normalizer", "none") != "none":
         # Hugging Face's own steps (read from such a file) go back in front of the map.
@@ -205,6 +207,9 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
         scheme = {"none": "never"}.get(spec.get("metaspace_prefix", "none"), spec.get("metaspace_prefix"))
         pretokenizer = "metaspace" if pretokenizer == _SPLIT_AT_METASPACE else "metaspace_unsplit"
         normalizers = leading
+        words = bool(leading) and leading[-1] == _METASPACE_WORDS
+        if words:
+            normalizers, scheme = leading[:-1], "always"
     # "metaspace_runs" (runs of ▁ kept with the word after them) is a cut that changes nothing:
     # the text stays one piece for Hugging Face.
     if pretokenizer not in ("metaspace", "metaspace_suffix", "metaspace_unsplit", "metaspace_runs", "none") or doc.get(
@@ -217,6 +222,9 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
         # (tokenmill's "metaspace"); otherwise, and with ▁ as a suffix, the text stays one piece.
         pre = {"type": "Metaspace", "replacement": METASPACE, "prepend_scheme": scheme if exact else "never"}
         pre["split"] = pretokenizer == "metaspace"
+    if exact and words:
+        metaspace = {"type": "Metaspace", "replacement": METASPACE, "prepend_scheme": "always", "split": True}
+        pre = {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, metaspace]}
 
     added = [_added(i, text) for i, (text, kind) in sorted(tokens.items()) if kind in ("control", "special")]
     if doc["model"]["type"] == "bpe":
@@ -398,6 +406,10 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
     steps = hf._flat_normalizers(data.get("normalizer"))
     pre = data.get("pre_tokenizer")
     pre_steps = [] if pre is None else pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
+    words = [s.get("type") for s in pre_steps] == ["WhitespaceSplit", "Metaspace"]
+    if words and _metaspace(pre_steps[1], where) == ("always", True):
+        # transformers 5's T5: words split at whitespace, a ▁ before each, a piece at each ▁.
+        return _read_as_huggingface(document, model, unk_id, [*steps, _METASPACE_WORDS], pre_steps[1:], where)
     if len(pre_steps) <= 1 and all(s.get("type") == "Metaspace" for s in pre_steps):
         try:
             return _read_as_huggingface(document, model, unk_id, steps, pre_steps, where)
@@ -452,6 +464,10 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
         raise _core.FormatError(f"{where}: {e}") from None
 
 
+# tokenmill's normalizer step for WhitespaceSplit + Metaspace(prepend_scheme="always"): whitespace
+# dropped, a ▁ before each word that lacks one (`normalize_huggingface.rs`).
+_METASPACE_WORDS = {"type": "MetaspaceWords"}
+
 # Hugging Face's Metaspace split: a piece starts at each ▁.
 _SPLIT_AT_METASPACE = hf.HF_PREFIX + json.dumps(
     {"type": "Split", "pattern": {"String": METASPACE}, "behavior": "MergedWithNext", "invert": False},
@@ -475,6 +491,8 @@ def _read_as_huggingface(
     if steps:
         chain = hf.HF_PREFIX + json.dumps({"type": "Sequence", "normalizers": steps}, ensure_ascii=False)
     scheme, split = _metaspace(pre_steps[0], where) if pre_steps else ("never", False)
+    if steps and steps[-1] == _METASPACE_WORDS:
+        scheme = "never"  # the step put the ▁s in
     try:
         return document.unigram(
             unk_id=unk_id,
