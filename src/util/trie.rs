@@ -108,6 +108,12 @@ impl Trie {
     /// Calls `found(len, value)` for every key that is a prefix of `text`, shortest first.
     #[inline]
     pub fn for_each_prefix(&self, text: &[u8], mut found: impl FnMut(usize, u32)) {
+        self.walk(text, |len, unit| found(len, self.values[unit]));
+    }
+
+    /// Calls `found(len, unit)` for the unit of every key that is a prefix of `text`.
+    #[inline(always)]
+    fn walk(&self, text: &[u8], mut found: impl FnMut(usize, usize)) {
         // The current unit is carried from step to step, not loaded again: each step is then a
         // single load that waits on the one before.
         let mut unit = self.units[0];
@@ -118,7 +124,7 @@ impl Trie {
                 return;
             }
             if next & HAS_VALUE != 0 {
-                found(i + 1, self.values[child]);
+                found(i + 1, child);
             }
             unit = next;
         }
@@ -143,18 +149,7 @@ impl Trie {
     /// looked up by value waits on the value, a second miss in a large vocabulary).
     #[inline]
     pub fn for_each_scored_prefix(&self, text: &[u8], mut found: impl FnMut(usize, u32, f32)) {
-        let mut unit = self.units[0];
-        for (i, &c) in text.iter().enumerate() {
-            let child = (unit as u32 ^ c as u32) as usize;
-            let Some(&next) = self.units.get(child) else { return };
-            if next >> 32 & 0x1FF != (USED >> 32) | c as u64 {
-                return;
-            }
-            if next & HAS_VALUE != 0 {
-                found(i + 1, self.values[child], self.scores[child]);
-            }
-            unit = next;
-        }
+        self.walk(text, |len, unit| found(len, self.values[unit], self.scores[unit]));
     }
 
     /// The longest key that is a prefix of `text`: (length, value).

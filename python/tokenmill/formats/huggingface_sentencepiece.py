@@ -449,15 +449,22 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
     flags, pretokenizer = _whitespace_shape(
         steps, maps[0] if maps else None, charsmap.starts_key if charsmap else lambda _: False, pre_steps, where
     )
+    return _unigram(
+        document,
+        where,
+        unk_id=unk_id,
+        byte_fallback=bool(model.get("byte_fallback", False)),
+        **flags,
+        precompiled_charsmap=charsmap,
+        pretokenizer=pretokenizer,
+        steps=leading_spec,
+    )
+
+
+def _unigram(document: _core.TokenizerJson, where: str, **settings: Any) -> _core.CoreTokenizer:
+    """`document.unigram(**settings)`, any error a FormatError naming the file."""
     try:
-        return document.unigram(
-            unk_id=unk_id,
-            byte_fallback=bool(model.get("byte_fallback", False)),
-            **flags,
-            precompiled_charsmap=charsmap,
-            pretokenizer=pretokenizer,
-            steps=leading_spec,
-        )
+        return document.unigram(**settings)
     except _core.TokenmillError as e:
         if isinstance(e, _core.FormatError) and str(e).startswith(where):
             raise
@@ -493,21 +500,18 @@ def _read_as_huggingface(
     scheme, split = _metaspace(pre_steps[0], where) if pre_steps else ("never", False)
     if steps and steps[-1] == _METASPACE_WORDS:
         scheme = "never"  # the step put the ▁s in
-    try:
-        return document.unigram(
-            unk_id=unk_id,
-            byte_fallback=bool(model.get("byte_fallback", False)),
-            add_dummy_prefix=False,
-            remove_extra_whitespaces=False,
-            escape_whitespaces=bool(pre_steps),
-            treat_whitespace_as_suffix=False,
-            precompiled_charsmap=None,
-            pretokenizer=_SPLIT_AT_METASPACE if split else "none",
-            steps=chain,
-            huggingface=True,
-            metaspace_prefix=scheme,
-        )
-    except _core.TokenmillError as e:
-        if isinstance(e, _core.FormatError) and str(e).startswith(where):
-            raise
-        raise _core.FormatError(f"{where}: {e}") from None
+    return _unigram(
+        document,
+        where,
+        unk_id=unk_id,
+        byte_fallback=bool(model.get("byte_fallback", False)),
+        add_dummy_prefix=False,
+        remove_extra_whitespaces=False,
+        escape_whitespaces=bool(pre_steps),
+        treat_whitespace_as_suffix=False,
+        precompiled_charsmap=None,
+        pretokenizer=_SPLIT_AT_METASPACE if split else "none",
+        steps=chain,
+        huggingface=True,
+        metaspace_prefix=scheme,
+    )

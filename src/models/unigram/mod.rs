@@ -91,6 +91,17 @@ impl Unigram {
     /// A model from a vocabulary (whose unknown token has kind `Unknown`), a score per id,
     /// the ids of user-defined pieces, and whether unknown text falls back to byte tokens.
     pub fn new(vocab: Vocab, scores: Vec<f32>, user_defined: Vec<u32>, byte_fallback: bool) -> Result<Self> {
+        Self::checked(vocab, scores, user_defined, byte_fallback, true)
+    }
+
+    /// `new`, its lattice's trie built only if `with_trie` (`huggingface` builds its own).
+    fn checked(
+        vocab: Vocab,
+        scores: Vec<f32>,
+        user_defined: Vec<u32>,
+        byte_fallback: bool,
+        with_trie: bool,
+    ) -> Result<Self> {
         let unk_id = vocab
             .kinded()
             .into_iter()
@@ -132,11 +143,14 @@ impl Unigram {
                 score_of(id) as f64
             };
         }
-        let mut trie = CharTrie::new(
-            pieces.iter().filter_map(|&(id, bytes)| std::str::from_utf8(bytes).ok().map(|text| (text, id))),
-        );
-        // Every lattice score here is an f32 (widened): exact in the trie.
-        trie.attach_scores(|id| lattice_scores[id as usize] as f32);
+        let mut trie = CharTrie::default();
+        if with_trie {
+            trie = CharTrie::new(
+                pieces.iter().filter_map(|&(id, bytes)| std::str::from_utf8(bytes).ok().map(|text| (text, id))),
+            );
+            // Every lattice score here is an f32 (widened): exact in the trie.
+            trie.attach_scores(|id| lattice_scores[id as usize] as f32);
+        }
         Ok(Unigram {
             scores,
             lattice_scores,
@@ -163,7 +177,7 @@ impl Unigram {
             return Err(Error::config(format!("piece {bad} has score {}, which is not a finite number", scores[bad])));
         }
         let narrow: Vec<f32> = scores.iter().map(|&s| s as f32).collect();
-        let mut model = Unigram::new(vocab, narrow, Vec::new(), byte_fallback)?;
+        let mut model = Unigram::checked(vocab, narrow, Vec::new(), byte_fallback, false)?;
         let n = model.vocab.n_vocab();
         let vocab = &model.vocab;
         let mut entries: Vec<(u32, &[u8])> = vocab.ordinary().collect();
