@@ -6,30 +6,34 @@
 'hello world'
 
 Classes, methods (under both spellings), arguments, results and exceptions are sentencepiece's
-(release 0.2.1, the API most code is written against): `SentencePieceProcessor` loads `.model`
-files and encodes with tokenmill's exact encoder, `SentencePieceTrainer` trains with tokenmill's
+(release 0.2.3, and 0.2.1's methods it dropped): `SentencePieceProcessor` loads `.model` files
+and encodes with tokenmill's exact encoder, `SentencePieceTrainer` trains with tokenmill's
 trainers and writes `.model` files, `SentencePieceNormalizer` normalizes on its own.
 """
 
 from tokenmill.sentencepiece.normalizer import SentencePieceNormalizer
-from tokenmill.sentencepiece.processor import SentencePieceProcessor, set_random_generator_seed
+from tokenmill.sentencepiece.processor import SentencePieceProcessor
 from tokenmill.sentencepiece.proto import (
     ImmutableNBestSentencePieceText,
     ImmutableSentencePiece,
     ImmutableSentencePieceText,
 )
+from tokenmill.sentencepiece.settings import (
+    ThreadPool,
+    set_data_dir,
+    set_min_log_level,
+    set_nbest_timeout,
+    set_random_generator_seed,
+)
 from tokenmill.sentencepiece.trainer import SentencePieceTrainer
 
 # The sentencepiece release whose behaviour this module follows.
-__version__ = "0.2.1"
-
-
-def set_min_log_level(v: int) -> None:
-    """Accepted for compatibility: tokenmill's trainers and encoder do not log."""
-
+__version__ = "0.2.3"
 
 SetRandomGeneratorSeed = set_random_generator_seed
 SetMinLogLevel = set_min_log_level
+SetNBestTimeout = set_nbest_timeout
+SetDataDir = set_data_dir
 
 __all__ = [
     "ImmutableNBestSentencePieceText",
@@ -38,8 +42,13 @@ __all__ = [
     "SentencePieceNormalizer",
     "SentencePieceProcessor",
     "SentencePieceTrainer",
+    "SetDataDir",
     "SetMinLogLevel",
+    "SetNBestTimeout",
     "SetRandomGeneratorSeed",
+    "ThreadPool",
+    "set_data_dir",
     "set_min_log_level",
+    "set_nbest_timeout",
     "set_random_generator_seed",
 ]

@@ -141,12 +141,12 @@ class ImmutableSentencePieceText:
     score = property(lambda self: self._score or 0.0)
 
     def _wire(self, byte_offsets: bool) -> bytes:
-        out = b"" if self._text is None else _bytes_field(1, self._text.encode("utf-8"))
-        for p in self._pieces:
-            out += _bytes_field(2, p._wire(byte_offsets))
+        # Joined once at the end: adding to a bytes object each time is quadratic on long texts.
+        out = [] if self._text is None else [_bytes_field(1, self._text.encode("utf-8"))]
+        out.extend(_bytes_field(2, p._wire(byte_offsets)) for p in self._pieces)
         if self._score is not None:
-            out += _varint(3 << 3 | 5) + struct.pack("<f", self._score)
-        return out
+            out.append(_varint(3 << 3 | 5) + struct.pack("<f", self._score))
+        return b"".join(out)
 
     def SerializeAsString(self) -> bytes:
         return self._wire(False)
