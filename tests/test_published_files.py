@@ -36,8 +36,6 @@ LOAD = {
 VOCABULARY = {
     "romanian-wordpiece": "id 5 is the line ' ' (one space): tokenizers trims the end of each vocab.txt line and "
     "spells it '', tokenmill keeps ' ' (as transformers' BertTokenizer reads the file)",
-    "whisper-multilingual": "token_byte_values() leaves out the empty token (rank 50256, written `=`) that "
-    "tiktoken lists: 50256 values against tiktoken's 50257",
 }
 
 

@@ -4,6 +4,7 @@ use super::callback::detach_reporting;
 use super::errors::to_py;
 use crate::io::serialize;
 use crate::models::bpe::{Bpe, BpeOptions};
+use crate::models::vocab::TokenKind;
 use crate::models::PieceModel;
 use crate::pipeline::pretokenize::PreTokenizer;
 use crate::tokenizer::{SpecialSet, Tokenizer};
@@ -396,7 +397,14 @@ impl CoreTokenizer {
 
     /// The bytes of every ordinary token, sorted (tiktoken's `token_byte_values`).
     fn token_byte_values<'py>(&self, py: Python<'py>) -> Vec<Bound<'py, PyBytes>> {
-        let mut values: Vec<&[u8]> = self.inner.vocab().ordinary().map(|(_, b)| b).collect();
+        let vocab = self.inner.vocab();
+        let mut values: Vec<&[u8]> = vocab.ordinary().map(|(_, b)| b).collect();
+        // tiktoken lists every rank, the empty token of Whisper's multilingual file (held as
+        // an unused id: no text spells it) among them.
+        let empty = vocab.kinded().into_iter().any(|(_, text, kind)| text.is_empty() && kind == TokenKind::Unused);
+        if empty {
+            values.push(b"");
+        }
         values.sort_unstable();
         values.into_iter().map(|b| PyBytes::new(py, b)).collect()
     }
