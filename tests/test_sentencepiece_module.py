@@ -29,7 +29,6 @@ TYPES = ("unigram", "bpe")
 GAPS = {
     "suffix": "treat_whitespace_as_suffix: offsets and normalizer output differ",
     "byte_fallback": "byte-fallback pieces: serialized proto surfaces differ",
-    "symbols": "user-defined symbols: SentencePieceNormalizer offsets inside a symbol differ",
 }
 
 
@@ -181,8 +180,7 @@ def test_normalize_equals_sentencepiece(both, request: pytest.FixtureRequest) ->
         assert mine.normalize(text, with_offsets=True) == theirs.normalize(text, with_offsets=True)
 
 
-def test_normalizer_with_explicit_flags_equals_sentencepiece(both, request: pytest.FixtureRequest) -> None:
-    known_gap(request, "suffix", "symbols")
+def test_normalizer_with_explicit_flags_equals_sentencepiece(both) -> None:
     theirs, _ = both
     proto = theirs.serialized_model_proto()
     for flags in (
@@ -445,3 +443,59 @@ def test_sentencepiece_023_inputs_equal_sentencepiece(both, name: str, request: 
     theirs, mine = both
     call = _CALLS_023[name]
     assert _outcome(lambda sp: call(sp, np), mine) == _outcome(lambda sp: call(sp, np), theirs)
+
+
+def test_sentencepiece_023_normalizer_equals_sentencepiece(unigram, tmp_path) -> None:
+    """0.2.3's normalizer: flags follow the spec unless given, specs and one-spec models as
+    sentencepiece serializes them, rules from a list, a TSV file or a spec, `Decompile`."""
+    theirs, _ = unigram
+    proto = theirs.serialized_model_proto()
+    texts = ["  hello  world  ", "ＫＡＤＯＫＡＷＡ ㍻", "foo apple", "AAB", ""]
+    tsv = tmp_path / "rules.tsv"
+    tsv.write_text("0041\t0042\n0041 0042\t0043\n", encoding="utf-8")
+    norm_map = [("foo", "bar"), (b"apple", b"orange"), ("a", "")]
+    sources = [
+        {"model_proto": proto},
+        {"model_proto": proto, "add_dummy_prefix": False},
+        {"model_proto": proto, "remove_extra_whitespaces": False, "escape_whitespaces": True},
+        {"norm_map": norm_map},
+        {"norm_map": norm_map, "add_dummy_prefix": False, "escape_whitespaces": False},
+        {"rule_tsv": str(tsv)},
+        {"rule_name": "identity"},
+    ]
+    for kwargs in sources:
+        mine, real = ours.SentencePieceNormalizer(**kwargs), spm.SentencePieceNormalizer(**kwargs)
+        for text in texts:
+            assert mine.normalize(text, with_offsets=True) == real.normalize(text, with_offsets=True), kwargs
+        if kwargs is sources[0] or "model_proto" not in kwargs:  # a model's map (nmt_nfkc: 225,000 rules) once
+            assert _outcome(lambda n: n.decompile(), mine) == _outcome(lambda n: n.decompile(), real)
+        if "model_proto" in kwargs:  # a map built here has tokenmill's bytes, not sentencepiece's
+            assert mine.serialized_normalizer_spec() == real.serialized_normalizer_spec(), kwargs
+            assert mine.serialized_model_proto() == real.serialized_model_proto(), kwargs
+        again = ours.SentencePieceNormalizer(normalizer_spec=mine.serialized_normalizer_spec())
+        assert again.serialized_normalizer_spec() == mine.serialized_normalizer_spec()
+        assert pickle.loads(pickle.dumps(mine)).normalize(texts[0]) == mine.normalize(texts[0])
+    spec = spm.SentencePieceNormalizer(model_proto=proto, add_dummy_prefix=False).serialized_normalizer_spec()
+    mine, real = ours.SentencePieceNormalizer(normalizer_spec=spec), spm.SentencePieceNormalizer(normalizer_spec=spec)
+    assert mine.normalize(texts[0]) == real.normalize(texts[0]) and mine.serialized_normalizer_spec() == spec
+    for bad in ([(b"\xff", b"bar")], [("", "bar")], [("foo", "foo")], [("foo", "bar"), (b"foo", b"baz")]):
+        with pytest.raises(ValueError):
+            spm.SentencePieceNormalizer(norm_map=bad)
+        with pytest.raises(ValueError):
+            ours.SentencePieceNormalizer(norm_map=bad)
+    with pytest.raises(ValueError, match="no model is specified"):
+        ours.SentencePieceNormalizer()
+    with pytest.raises(RuntimeError):
+        ours.SentencePieceNormalizer(rule_name="nfkd_made_up")
+
+
+def test_follow_release_021_turns_normalizer_flags_off() -> None:
+    try:
+        ours.follow_release("0.2.1")
+        assert ours.__version__ == "0.2.1"
+        assert ours.SentencePieceNormalizer(rule_name="identity").normalize(" ＡＢＣ ") == " ＡＢＣ "
+    finally:
+        ours.follow_release("0.2.3")
+    assert ours.SentencePieceNormalizer(rule_name="identity").normalize(" ＡＢＣ ") == "▁ＡＢＣ"
+    with pytest.raises(ValueError):
+        ours.follow_release("0.1.99")

@@ -390,6 +390,21 @@ def model_bytes(model: SentencePieceModel) -> bytes:
     return _encode(model)
 
 
+def normalizer_spec_bytes(spec: NormalizerSpec) -> bytes:
+    """A `NormalizerSpec` message on its own, as sentencepiece serializes one.
+
+    >>> normalizer_spec_bytes(NormalizerSpec(name="identity", explicit={"name"}))
+    b'\\n\\x08identity'
+    """
+    return _encode(spec)
+
+
+def read_normalizer_spec(data: bytes, where: str = "<normalizer spec>") -> NormalizerSpec:
+    """A `NormalizerSpec` message read from its bytes (`normalizer_spec_bytes` undone)."""
+    reader = _Reader(bytes(data), where)
+    return reader.merge(NormalizerSpec(), 0, len(data), "NormalizerSpec")  # type: ignore[no-any-return]
+
+
 def write_model(path: str | os.PathLike[str], model: SentencePieceModel) -> None:
     """Writes `model` to `path` atomically (a temporary file beside it, then a rename)."""
     write_atomically(path, model_bytes(model))
@@ -431,6 +446,49 @@ def build_charsmap(rules: Mapping[str, str]) -> bytes:
     keys = sorted((key.encode("utf-8"), offsets[value]) for key, value in rules.items())
     units = _place(*_automaton(keys))
     return struct.pack(f"<I{len(units)}I", 4 * len(units), *units) + bytes(strings)
+
+
+def read_charsmap(charsmap: bytes) -> list[tuple[str, str]]:
+    """The rules (source, normalized) a `precompiled_charsmap` holds, sorted by the source's
+    bytes: `build_charsmap` undone.
+
+    >>> read_charsmap(build_charsmap({"Ａ": "A", "ﬁ": "fi"}))
+    [('ﬁ', 'fi'), ('Ａ', 'A')]
+    """
+    if not charsmap:
+        return []
+    (trie_size,) = struct.unpack_from("<I", charsmap)
+    if trie_size % 4 or 4 + trie_size > len(charsmap):
+        raise _core.FormatError(f"precompiled_charsmap: trie size {trie_size} does not fit {len(charsmap)} bytes")
+    units = struct.unpack_from(f"<{trie_size // 4}I", charsmap, 4)
+    strings = charsmap[4 + trie_size :]
+
+    def offset(unit: int) -> int:
+        return (unit >> 10) << ((unit & (1 << 9)) >> 6)
+
+    # A unit labelled c at position p is the child by byte c of the state whose base is p ^ c:
+    # indexing units by that base lists each state's children at once.
+    children: dict[int, list[tuple[int, int]]] = {}
+    for pos, unit in enumerate(units):
+        if not unit & _VALUE_FLAG and unit & 0xFF:
+            children.setdefault(pos ^ (unit & 0xFF), []).append((unit & 0xFF, pos))
+    found: list[tuple[bytes, int]] = []
+    stack = [(offset(units[0]), b"")]
+    while stack:
+        base, prefix = stack.pop()
+        if len(prefix) > 256:
+            raise _core.FormatError("precompiled_charsmap: the trie loops")
+        for label, pos in children.get(base, ()):
+            key, child = prefix + bytes([label]), pos ^ offset(units[pos])
+            if units[pos] & _LEAF_FLAG and child < len(units):
+                found.append((key, units[child] & ~_VALUE_FLAG))
+            stack.append((child, key))
+    found.sort()
+    out = []
+    for key, at in found:
+        end = strings.find(b"\0", at)
+        out.append((key.decode("utf-8", errors="replace"), strings[at:end].decode("utf-8", errors="replace")))
+    return out
 
 
 def _automaton(keys: list[tuple[bytes, int | None]]) -> tuple[list[dict[int, int]], list[int | None]]:

@@ -11,6 +11,7 @@ and encodes with tokenmill's exact encoder, `SentencePieceTrainer` trains with t
 trainers and writes `.model` files, `SentencePieceNormalizer` normalizes on its own.
 """
 
+from tokenmill.sentencepiece import settings
 from tokenmill.sentencepiece.normalizer import SentencePieceNormalizer
 from tokenmill.sentencepiece.processor import SentencePieceProcessor
 from tokenmill.sentencepiece.proto import (
@@ -27,8 +28,20 @@ from tokenmill.sentencepiece.settings import (
 )
 from tokenmill.sentencepiece.trainer import SentencePieceTrainer
 
-# The sentencepiece release whose behaviour this module follows.
-__version__ = "0.2.3"
+# The sentencepiece release whose behaviour this module follows (`follow_release` changes it).
+__version__ = settings.release()
+
+
+def follow_release(version: str) -> None:
+    """Follows sentencepiece `version` ("0.2.3", the default, or "0.2.1") where the two
+    differ: 0.2.1's `SentencePieceNormalizer` turns the whitespace flags it is not given off.
+
+    >>> follow_release("0.2.3")
+    """
+    global __version__
+    settings.follow_release(version)
+    __version__ = version
+
 
 SetRandomGeneratorSeed = set_random_generator_seed
 SetMinLogLevel = set_min_log_level
@@ -47,6 +60,7 @@ __all__ = [
     "SetNBestTimeout",
     "SetRandomGeneratorSeed",
     "ThreadPool",
+    "follow_release",
     "set_data_dir",
     "set_min_log_level",
     "set_nbest_timeout",

@@ -15,6 +15,23 @@ import random
 _random = random.Random()
 # sentencepiece's default: 30 s; 0 or less is no limit.
 _nbest_timeout_ms = 30_000
+# The sentencepiece release followed where releases differ (`follow_release`).
+RELEASES = ("0.2.1", "0.2.3")
+_release = RELEASES[-1]
+
+
+def follow_release(version: str) -> None:
+    """Follows sentencepiece `version` where releases differ. One place does: 0.2.1's
+    `SentencePieceNormalizer` turns the whitespace flags not given off, 0.2.3's keeps its
+    spec's."""
+    global _release
+    if version not in RELEASES:
+        raise ValueError(f"tokenmill.sentencepiece follows sentencepiece {' or '.join(RELEASES)}, not {version!r}")
+    _release = version
+
+
+def release() -> str:
+    return _release
 
 
 def set_random_generator_seed(seed: int) -> None:

@@ -189,7 +189,7 @@ def _model_file(tok: Any, rule: str, user_defined: set[str]) -> bytes:
     import json
 
     from tokenmill.formats.sentencepiece_tokenizer import model_of
-    from tokenmill.sentencepiece.normalizer import _named_rules
+    from tokenmill.sentencepiece.normalizer import named_rules_spec
 
     doc = json.loads(tok._core.to_json())
     doc["normalizer"] = "none"
@@ -200,7 +200,7 @@ def _model_file(tok: Any, rule: str, user_defined: set[str]) -> bytes:
         "escape_whitespaces": True,
     }
     model = model_of(doc)
-    rules = _named_rules(rule).normalizer_spec
+    rules = named_rules_spec(rule)
     model.normalizer_spec.name = rule
     model.normalizer_spec.precompiled_charsmap = rules.precompiled_charsmap
     for piece in model.pieces:
