@@ -499,3 +499,107 @@ def test_follow_release_021_turns_normalizer_flags_off() -> None:
     assert ours.SentencePieceNormalizer(rule_name="identity").normalize(" ＡＢＣ ") == "▁ＡＢＣ"
     with pytest.raises(ValueError):
         ours.follow_release("0.1.99")
+
+
+def _trained(library: object, lines: list[str], **flags: object) -> bytes:
+    out = io.BytesIO()
+    library.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=out, minloglevel=2, **flags)
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def few_lines(stdlib_text: str) -> list[str]:
+    return [line for line in stdlib_text.splitlines() if line.strip()][:2000]
+
+
+def test_word_models_equal_sentencepiece(few_lines: list[str]) -> None:
+    """WORD models: each library's, run by ours as by sentencepiece; ours, trained on the same
+    lines, holds sentencepiece's pieces and scores. (With user-defined symbols the two trainers'
+    words differ: sentencepiece's adds `▁` + symbol and cuts words at symbols its own way.)"""
+    flags = dict(model_type="word", vocab_size=300, normalization_rule_name="identity")
+    probes = [*PROBES, "def f(x): return x . y", "  self.assertEqual ( a ) "]
+    for symbols in ([], ["."]):
+        theirs, mine = (_trained(lib, few_lines, user_defined_symbols=symbols, **flags) for lib in (spm, ours))
+        for model in (theirs, mine):
+            real, ours_ = spm.SentencePieceProcessor(model_proto=model), ours.SentencePieceProcessor(model_proto=model)
+            for return_type in (int, str, "serialized_proto", "offset_mapping"):
+                assert ours_.encode(probes, return_type=return_type) == real.encode(probes, return_type=return_type)
+            assert ours_.decode(real.encode(probes)) == real.decode(real.encode(probes))
+    theirs, mine = (spm.SentencePieceProcessor(model_proto=_trained(lib, few_lines, **flags)) for lib in (spm, ours))
+    size = theirs.get_piece_size()
+    assert mine.get_piece_size() == size and mine.id_to_piece(range(size)) == theirs.id_to_piece(range(size))
+    assert mine.get_score(range(size)) == pytest.approx(theirs.get_score(range(size)), abs=1e-6)
+
+
+def test_reserved_pieces_equal_sentencepiece(few_lines: list[str]) -> None:
+    """The ids and kinds of `<unk>`, `<s>`, `</s>`, `<pad>` and the symbols, whatever names
+    they share, as sentencepiece's trainer gives them."""
+    for reserved, flags in (
+        (3, dict(user_defined_symbols=["<s>", "</s>"], bos_piece="<s>", eos_piece="</s>")),
+        (1, dict(bos_id=-1, eos_id=-1)),
+        (6, dict(user_defined_symbols=["<s>", "x"], control_symbols=["<c>", "</s>"], pad_id=3)),
+        (3, dict(unk_id=2, bos_id=0, eos_id=1)),
+    ):
+        real = spm.SentencePieceProcessor(model_proto=_trained(spm, few_lines, vocab_size=400, **flags))
+        mine = spm.SentencePieceProcessor(model_proto=_trained(ours, few_lines, vocab_size=400, **flags))
+        head = range(reserved)  # the pieces after them are each trainer's own
+        for name in ("id_to_piece", "is_control", "is_unknown"):
+            assert getattr(mine, name)(head) == getattr(real, name)(head), flags
+        assert [mine.bos_id(), mine.eos_id(), mine.pad_id(), mine.unk_id()] == [
+            real.bos_id(),
+            real.eos_id(),
+            real.pad_id(),
+            real.unk_id(),
+        ]
+        ours_ = ours.SentencePieceProcessor(model_proto=mine.serialized_model_proto())
+        if real.bos_id() < 0:
+            with pytest.raises(ValueError):
+                ours_.encode("a", add_bos=True)
+
+
+def test_pretokenizer_cuts_training_and_normalizer_object_sets_the_spec(few_lines: list[str]) -> None:
+    import re
+
+    pattern = re.compile(r"[A-Za-z]+|\d{1,3}|[^A-Za-z\d\s▁]|▁+|\s+")
+    model = _trained(ours, few_lines, vocab_size=400, pretokenizer=pattern.findall)
+    sp = spm.SentencePieceProcessor(model_proto=model)
+    for i in range(sp.get_piece_size()):
+        if not (sp.is_control(i) or sp.is_unknown(i)):
+            assert len(pattern.findall(sp.id_to_piece(i))) == 1, sp.id_to_piece(i)
+    with pytest.raises(ValueError, match="mismatch"):
+        _trained(ours, few_lines, vocab_size=400, pretokenizer=lambda text: ["x"])
+    with pytest.raises(RuntimeError, match="Pretokenizer failed"):
+        _trained(ours, few_lines, vocab_size=400, pretokenizer=lambda text: 1 / 0)
+    with pytest.raises(RuntimeError, match="cannot be set simultaneously"):
+        _trained(ours, few_lines, vocab_size=400, pretokenizer=str.split, pretokenization_delimiter="|")
+
+    normalizer = ours.SentencePieceNormalizer(norm_map=[("def", "DEF")], add_dummy_prefix=False)
+    model = _trained(ours, few_lines, vocab_size=400, normalizer=normalizer)
+    loaded = spm.SentencePieceNormalizer(model_proto=model)
+    assert loaded.serialized_normalizer_spec() == normalizer.serialized_normalizer_spec()
+    assert spm.SentencePieceProcessor(model_proto=model).encode("def f", out_type=str)[0][0] != "▁"
+    with pytest.raises(ValueError, match="normalizer"):
+        _trained(ours, few_lines, vocab_size=400, normalizer=normalizer, add_dummy_prefix=True)
+
+
+def test_processor_settings_follow_sentencepiece(unigram) -> None:
+    """ThreadPool's counts, the n-best time limit, `_processor`'s decode methods and a pickle
+    holding only the model (older releases')."""
+    theirs, mine = unigram
+    for n in (8, 1, 0):
+        assert ours.ThreadPool(n).num_threads() == spm.ThreadPool(n).num_threads()
+    text = "the" * 3000
+    try:
+        ours.SetNBestTimeout(1)
+        assert len(mine.nbest_encode(text * 4, nbest_size=10)) == 1
+    finally:
+        ours.set_nbest_timeout(0)
+    # (sentencepiece gives this text its best cut alone: its search outgrows its agenda.)
+    assert len(mine.nbest_encode("hello world", nbest_size=10)) == len(
+        theirs.nbest_encode("hello world", nbest_size=10)
+    )
+    pieces = theirs.encode(["hello world", "xyz"], out_type=str)
+    assert mine._processor._DecodePiecesAsBytesBatch(pieces, 1, None) == theirs.decode(pieces, out_type=bytes)
+    restored = ours.SentencePieceProcessor.__new__(ours.SentencePieceProcessor)
+    restored.__setstate__(theirs.serialized_model_proto())
+    assert restored.encode("hello world") == theirs.encode("hello world")

@@ -37,6 +37,7 @@ from tokenmill.sentencepiece.binding import Binding
 from tokenmill.sentencepiece.decoding import Decoding
 from tokenmill.sentencepiece.proto import ImmutableSentencePiece, ImmutableSentencePieceText
 from tokenmill.sentencepiece.sampling import Sampling
+from tokenmill.sentencepiece.word_model import word_cut
 from tokenmill.tokenizer import Tokenizer
 
 
@@ -61,6 +62,7 @@ class SentencePieceProcessor(Decoding, Sampling):
         return_type: type | str | None = None,
     ) -> None:
         self._tok: Tokenizer | None = None
+        self._words: dict[str, int] | None = None
         self._out_type = resolve(return_type, out_type, int)
         self._add_bos, self._add_eos, self._reverse = add_bos, add_eos, reverse
         self._emit_unk_piece, self._enable_sampling = emit_unk_piece, enable_sampling
@@ -116,11 +118,15 @@ class SentencePieceProcessor(Decoding, Sampling):
         return True
 
     def _load(self, data: bytes, where: str) -> None:
-        core = _core.CoreTokenizer.from_sentencepiece(data, where)
+        self._specs = spm_format.read_specs(data, where)
+        is_word = self._specs.trainer_spec.model_type == spm_format.ModelType.WORD
+        # A WORD model's vocabulary and normalizer run in the core as a Unigram model's; its
+        # cut (whole words) is made here.
+        core = _core.CoreTokenizer.from_sentencepiece(_as_unigram(data, where) if is_word else data, where)
         self._tok = Tokenizer(core)
         self._data = data
-        self._specs = spm_format.read_specs(data, where)
-        self._unigram = core.model_type == "unigram"
+        self._unigram = core.model_type == "unigram" and not is_word
+        self._words = _word_ids(core) if is_word else None
         self._size = core.vocab_size
         self._piece_list: list[str] | None = None
         self._ids_of: dict[str, int] | None = None
@@ -312,13 +318,13 @@ class SentencePieceProcessor(Decoding, Sampling):
             t = as_text(text, batch)
             if sampling:
                 return self._finish(t, self._sampled(t, nbest_size, alpha), out_type, as_bytes=return_bytes, **opts)
-            if out_type in (int, "numpy"):
+            if out_type in (int, "numpy") and self._words is None:
                 return self._finish(t, None, out_type, ids=self._core.encode_ordinary(t), **opts)
-            return self._finish(t, self._core.best_pieces(t), out_type, as_bytes=return_bytes, **opts)
+            return self._finish(t, self._best(t), out_type, as_bytes=return_bytes, **opts)
 
         if not batch:
             return one(input)
-        if out_type in (int, "numpy") and not sampling:
+        if out_type in (int, "numpy") and not sampling and self._words is None:
             texts = [as_text(t, True) for t in input]
             self._core  # noqa: B018 - raises when nothing is loaded
             ids = self._tok.encode_ordinary_batch(texts, num_threads=threads)  # type: ignore[union-attr]
@@ -360,6 +366,18 @@ class SentencePieceProcessor(Decoding, Sampling):
             return self.Encode(text, return_type=out_type, enable_sampling=False, **options)
 
         return [one(t) for t in input] if isinstance(input, list) else one(input)
+
+    def _best(self, text: str) -> list[Piece]:
+        """The best cut, each piece with its place in `text`."""
+        if self._words is None:
+            return self._core.best_pieces(text)  # type: ignore[no-any-return]
+        normalized, starts = self._core.normalize_aligned(text)
+        raw = normalized.encode("utf-8")
+        char_of = char_index(text)
+        return [
+            (i, raw[b:e].decode("utf-8"), char_of[starts[b]], char_of[starts[e] if e < len(raw) else starts[-1]])
+            for i, b, e in word_cut(normalized, self._words, self._unk)
+        ]
 
     def _place(self, text: str, ids: list[int]) -> list[Piece]:
         """Pieces for ids that spell the normalized text in order (a BPE model's cut): each
@@ -509,6 +527,23 @@ class SentencePieceProcessor(Decoding, Sampling):
             setattr(model.normalizer_spec, name, type(getattr(model.normalizer_spec, name))(value))
             model.normalizer_spec.explicit.add(name)
         self._load(spm_format.model_bytes(model), "<model proto>")
+
+
+def _as_unigram(data: bytes, where: str) -> bytes:
+    """A WORD model's file as a Unigram model's, for the core to hold its vocabulary."""
+    model = spm_format.read_model(data)
+    model.trainer_spec.model_type = spm_format.ModelType.UNIGRAM
+    return spm_format.model_bytes(model)
+
+
+def _word_ids(core: _core.CoreTokenizer) -> dict[str, int]:
+    """A WORD model's words: the pieces that text can hold (not control, unknown, unused or
+    byte pieces), by their strings; the first id of a string wins."""
+    words: dict[str, int] = {}
+    for i in range(core.vocab_size):
+        if core.token_kind(i) in ("normal", "special"):
+            words.setdefault(core.token_string(i), i)
+    return words
 
 
 add_aliases(SentencePieceProcessor)

@@ -34,6 +34,7 @@ class Sampling:
 
     _core: Any
     _unigram: bool
+    _words: dict[str, int] | None
     _alpha: float
     _nbest_size: int
     _out_type: object
@@ -43,6 +44,8 @@ class Sampling:
     _place: Any
 
     def _check_sampling(self, nbest_size: int, alpha: float) -> None:
+        if self._words is not None:
+            raise RuntimeError("sampling needs a Unigram or BPE model; this one is a WORD model")
         if self._unigram and nbest_size in (0, 1) or alpha is None:
             raise RefusedError(
                 'When enable_sampling is True, We must specify "nbest_size > 1" or "nbest_size = -1", and "alpha".'
