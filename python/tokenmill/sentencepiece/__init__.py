@@ -12,6 +12,7 @@ trainers and writes `.model` files, `SentencePieceNormalizer` normalizes on its 
 """
 
 from tokenmill.sentencepiece import settings
+from tokenmill.sentencepiece.flatbuffer import ConvertToFlatbuffer, convert_to_flatbuffer
 from tokenmill.sentencepiece.normalizer import SentencePieceNormalizer
 from tokenmill.sentencepiece.processor import SentencePieceProcessor
 from tokenmill.sentencepiece.proto import (
@@ -49,6 +50,7 @@ SetNBestTimeout = set_nbest_timeout
 SetDataDir = set_data_dir
 
 __all__ = [
+    "ConvertToFlatbuffer",
     "ImmutableNBestSentencePieceText",
     "ImmutableSentencePiece",
     "ImmutableSentencePieceText",
@@ -60,6 +62,7 @@ __all__ = [
     "SetNBestTimeout",
     "SetRandomGeneratorSeed",
     "ThreadPool",
+    "convert_to_flatbuffer",
     "follow_release",
     "set_data_dir",
     "set_min_log_level",
