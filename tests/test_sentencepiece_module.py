@@ -6,6 +6,7 @@ suite runs through `tests/sentencepiece_suite.py`."""
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import pickle
@@ -603,3 +604,21 @@ def test_processor_settings_follow_sentencepiece(unigram) -> None:
     restored = ours.SentencePieceProcessor.__new__(ours.SentencePieceProcessor)
     restored.__setstate__(theirs.serialized_model_proto())
     assert restored.encode("hello world") == theirs.encode("hello world")
+
+
+def test_convert_to_flatbuffer_refuses_as_sentencepiece(tmp_path) -> None:
+    """Bad arguments raise sentencepiece's errors; good ones NotImplementedError (not done)."""
+    model = tmp_path / "m.model"
+    model.write_bytes(b"x")
+    for kwargs in (
+        {},
+        {"model_file": str(model), "serialized_model_proto": b"x"},
+        {"model_file": ""},
+        {"model_file": str(model), "output_file": ""},
+        {"serialized_model_proto": "not bytes"},
+        {"model_proto": 12345},
+    ):
+        convert = functools.partial(lambda m, kw: m.convert_to_flatbuffer(**kw), kw=kwargs)
+        assert _outcome(convert, ours) == _outcome(convert, spm), kwargs
+    with pytest.raises(NotImplementedError):
+        ours.ConvertToFlatbuffer(serialized_model_proto=b"x")
