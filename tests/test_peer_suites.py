@@ -58,7 +58,10 @@ SUITES = [
         id="sentencepiece-0.2.3",
     ),
     pytest.param("sentencepiece_suite.py", SENTENCEPIECE_021, [], id="sentencepiece-0.2.1"),
-    # A fixed seed for tiktoken's hypothesis tests: a run fails or passes the same way each time.
+    # A fixed seed for tiktoken's hypothesis tests. Hypothesis draws string constants from the
+    # source of modules outside site-packages, so with tokenmill in a checkout it can draw
+    # "<|fim_prefix|>" (seed 9 does), which encode() refuses as a special token, as tiktoken's
+    # does: tiktoken's round-trip test then fails for both libraries.
     pytest.param("tiktoken_suite.py", TIKTOKEN_0140, ["--hypothesis-seed=0"], id="tiktoken-0.14.0"),
 ]
 
