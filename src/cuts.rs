@@ -5,6 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::models::unigram::lattice::{self, Cut};
+use crate::pipeline::normalize::Normalizer;
 use crate::pipeline::postprocess::CharIndex;
 use crate::tokenizer::{Tokenizer, NBEST_BUDGET};
 use crate::util::rng::SplitMix64;
@@ -26,7 +27,7 @@ impl Tokenizer {
         let mut found = Vec::with_capacity(text.len() / 3);
         self.for_each_aligned_token(text, |t| found.push((t.id, t.normalized_len)))?;
         let (normalized, align) = self.normalizer().apply_aligned(text);
-        Ok(place(text, &normalized, align.as_deref(), found))
+        Ok(place(self.normalizer(), text, &normalized, align.as_deref(), found))
     }
 
     /// The `n` best cuts of `text` with their scores, best first (Unigram).
@@ -78,22 +79,29 @@ impl Tokenizer {
             .map(|(cut, score)| {
                 let mut ids = Vec::with_capacity(cut.len());
                 model.emit(&normalized, cut.into_iter(), |id, len| ids.push((id, len)));
-                (place(text, &normalized, align.as_deref(), ids), score)
+                (place(self.normalizer(), text, &normalized, align.as_deref(), ids), score)
             })
             .collect())
     }
 }
 
 /// Where in `text` each normalized byte position is, as SentencePiece reports it: a byte of
-/// the normalized text is at the start of what it came from, and its end at the end of what
-/// the last byte came from (so whitespace the normalizer removed inside the text belongs to
-/// the piece before it, and removed at the end to none).
-pub fn sentencepiece_positions(text: &str, normalized: &str, align: Option<&[(u32, u32)]>) -> Vec<u32> {
+/// the normalized text is at the start of what it came from (so whitespace removed inside the
+/// text belongs to the piece before it), and the end of the normalized text at the end of all
+/// the input read — characters removed at the very end (controls) included, whitespace trimmed
+/// there not (`Normalizer::sentencepiece_end`).
+pub fn sentencepiece_positions(
+    normalizer: &Normalizer,
+    text: &str,
+    normalized: &str,
+    align: Option<&[(u32, u32)]>,
+) -> Vec<u32> {
     match align {
         None => (0..=normalized.len() as u32).collect(),
         Some(a) => {
             let mut at: Vec<u32> = a.iter().map(|r| r.0).collect();
-            at.push(a.last().map_or(0, |r| r.1));
+            let read = a.last().map(|r| r.1 as usize);
+            at.push(normalizer.sentencepiece_end(text, read) as u32);
             debug_assert!(at.iter().all(|&p| p as usize <= text.len()));
             at
         }
@@ -101,8 +109,14 @@ pub fn sentencepiece_positions(text: &str, normalized: &str, align: Option<&[(u3
 }
 
 /// Pieces (id, bytes of normalized text) that tile `normalized`, placed in `text`.
-fn place(text: &str, normalized: &str, align: Option<&[(u32, u32)]>, ids: Vec<(u32, usize)>) -> Vec<CutPiece> {
-    let positions = sentencepiece_positions(text, normalized, align);
+fn place(
+    normalizer: &Normalizer,
+    text: &str,
+    normalized: &str,
+    align: Option<&[(u32, u32)]>,
+    ids: Vec<(u32, usize)>,
+) -> Vec<CutPiece> {
+    let positions = sentencepiece_positions(normalizer, text, normalized, align);
     let chars = CharIndex::new(text);
     let bytes = normalized.as_bytes();
     let mut at = 0;

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenmill
+import tokenmill.sentencepiece
 from tokenmill import ConfigError, FormatError
 
 spm = pytest.importorskip("sentencepiece")
@@ -280,3 +281,18 @@ def test_unused_pieces_equal_sentencepiece(model_type: str, stdlib_text: str) ->
         assert tok.decode(tok.encode(text)) == sp.decode(sp.encode(text))
     assert any(tok.token_kind(i) == "unused" for i in range(tok.vocab_size))
     assert not any(tok.token_kind(i) == "unused" for text in texts for i in tok.encode(text))
+
+
+# Characters the normalizers remove, turn into a space, or keep, in runs: where SentencePiece
+# ends a text whose last characters it removed or trimmed.
+EDGE_CHARS = ["a", "b", "x ", " ", "\t", "\n", "\x0b", "\x1f", "\x7f", "\x85", "\u00a0", "\u2002", "\u2028", "\u200b"]
+EDGE_CHARS += ["\u3000", "\ufeff", "ｶﾞ", "▁"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.lists(st.sampled_from(EDGE_CHARS), min_size=1, max_size=7).map("".join))
+def test_offsets_at_removed_and_trimmed_characters_equal_sentencepiece(pair, text: str) -> None:
+    sp, _ = pair
+    ours = tokenmill.sentencepiece.SentencePieceProcessor(model_proto=sp.serialized_model_proto())
+    assert ours.encode(text, out_type="offset_mapping") == sp.encode(text, out_type="offset_mapping")
+    assert ours.normalize(text, with_offsets=True) == sp.normalize(text, with_offsets=True)

@@ -23,12 +23,9 @@ spm = pytest.importorskip("sentencepiece")
 from test_sentencepiece import MODELS, PROBES, trained_pair  # noqa: E402
 
 TYPES = ("unigram", "bpe")
-# Known gaps, each an xfail so that fixing it shows: offsets and normalizer output of models that
-# treat whitespace as a suffix; serialized protos of byte-fallback pieces that end inside a
-# character (decode) and of runs sentencepiece splits differently; SentencePieceNormalizer with
-# escape_whitespaces=False on text that already holds `▁`.
+# Known gaps, each an xfail so that fixing it shows: serialized protos of byte-fallback pieces
+# that end inside a character (decode) and of runs sentencepiece splits differently.
 GAPS = {
-    "suffix": "treat_whitespace_as_suffix: offsets and normalizer output differ",
     "byte_fallback": "byte-fallback pieces: serialized proto surfaces differ",
 }
 
@@ -75,7 +72,7 @@ def test_vocabulary_equals_sentencepiece(both) -> None:
 
 
 def test_encode_equals_sentencepiece(both, request: pytest.FixtureRequest) -> None:
-    known_gap(request, "suffix", "byte_fallback")
+    known_gap(request, "byte_fallback")
     theirs, mine = both
     assert mine.encode(PROBES) == theirs.encode(PROBES)
     assert mine.encode(PROBES, out_type=str) == theirs.encode(PROBES, out_type=str)
@@ -94,7 +91,6 @@ def test_encode_equals_sentencepiece(both, request: pytest.FixtureRequest) -> No
 
 
 def test_protos_and_offsets_equal_sentencepiece(both, request: pytest.FixtureRequest) -> None:
-    known_gap(request, "suffix")
     theirs, mine = both
     for text in PROBES:
         proto = mine.encode(text, out_type="immutable_proto")
@@ -174,7 +170,6 @@ def test_decode_equals_sentencepiece(both, request: pytest.FixtureRequest) -> No
 
 
 def test_normalize_equals_sentencepiece(both, request: pytest.FixtureRequest) -> None:
-    known_gap(request, "suffix")
     theirs, mine = both
     for text in PROBES:
         assert mine.normalize(text) == theirs.normalize(text)
@@ -329,7 +324,6 @@ def test_errors_are_sentencepieces(both) -> None:
 def test_sentencepiece_023_return_types_equal_sentencepiece(both, request: pytest.FixtureRequest) -> None:
     """sentencepiece 0.2.3's names and outputs: `return_type`, bytes pieces, read-only NumPy
     arrays, offset mappings (characters for text, bytes for bytes), `from_file`/`from_proto`."""
-    known_gap(request, "suffix")
     np = pytest.importorskip("numpy")
     theirs, mine = both
     for return_type in (int, str, bytes, "offset_mapping"):

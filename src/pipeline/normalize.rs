@@ -98,6 +98,17 @@ impl Normalizer {
         self.sentencepiece.as_deref().map(SentencePieceNormalizer::spec)
     }
 
+    /// Where SentencePiece's normalizer places the end of `text`'s normalized form in it, the
+    /// output ending with what `text[..read]` gives (`None`: empty); see
+    /// `SentencePieceNormalizer::end_in`. (Steps before SentencePiece's, which only Hugging
+    /// Face-style pipelines have, are not looked through: the end of the text.)
+    pub fn sentencepiece_end(&self, text: &str, read: Option<usize>) -> usize {
+        match &self.sentencepiece {
+            Some(sp) if self.steps.is_empty() && self.huggingface.is_none() => sp.end_in(text, read),
+            _ => text.len(),
+        }
+    }
+
     pub fn spec(&self) -> String {
         if let Some(hf) = &self.huggingface {
             return format!("hf:{}", hf.json());

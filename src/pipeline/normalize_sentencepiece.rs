@@ -236,6 +236,48 @@ impl SentencePieceNormalizer {
         &self.spec
     }
 
+    /// Where SentencePiece puts the end of normalized `text` in it, when the output (before
+    /// its trailing spaces are trimmed) ends with what `text[..read]` gives (`None`: nothing
+    /// kept). It counts all the input read, removed characters included — but trimming the
+    /// output's trailing space moves the end back to where that space came from: the first
+    /// stretch after `read` that the rules turn into a space (or `▁`), or with nothing kept the dummy
+    /// prefix, placed after the leading spaces it skipped.
+    ///
+    /// `"a\x7f"` ends at 2 (the control character removed is read), `"a \x1f"` at 1.
+    pub fn end_in(&self, text: &str, read: Option<usize>) -> usize {
+        if !self.spec.remove_extra_whitespaces {
+            return text.len();
+        }
+        let stretches = |from: usize| {
+            let mut at = from;
+            std::iter::from_fn(move || {
+                (at < text.len()).then(|| {
+                    let (piece, used) = self.normalize_prefix(&text[at..]);
+                    at += used.max(1);
+                    (at - used.max(1), piece)
+                })
+            })
+        };
+        match read {
+            // The output's trailing `▁` is trimmed whatever wrote it: a space or `▁` itself.
+            Some(read) => stretches(read)
+                .find(|(_, piece)| {
+                    piece.starts_with(' ') || self.spec.escape_whitespaces && piece.starts_with(METASPACE)
+                })
+                .map_or(text.len(), |(at, _)| at),
+            None => {
+                // Only spaces: SentencePiece stops before placing anything (its offsets say 0).
+                let Some((lead, _)) = stretches(0).find(|(_, piece)| *piece != " ") else { return 0 };
+                let dummy = self.spec.add_dummy_prefix && !self.spec.treat_whitespace_as_suffix;
+                if dummy {
+                    lead
+                } else {
+                    text.len()
+                }
+            }
+        }
+    }
+
     /// What the rules make of the start of `text`: (replacement, bytes consumed).
     fn normalize_prefix<'a>(&'a self, text: &'a str) -> (&'a str, usize) {
         if !self.keep.is_empty() {
@@ -393,8 +435,13 @@ impl SentencePieceNormalizer {
             }
         }
         if spec.add_dummy_prefix && spec.treat_whitespace_as_suffix {
+            // Placed where SentencePiece's reading of the text ends (trailing spaces trimmed).
+            let end = match align.as_deref() {
+                Some(a) => self.end_in(text, a.last().map(|r| r.1 as usize)),
+                None => text.len(),
+            } as u32;
             out.push_str(space);
-            mark(&mut align, (text.len() as u32, text.len() as u32), space.len());
+            mark(&mut align, (end, end), space.len());
         }
         out
     }

@@ -70,7 +70,8 @@ impl CoreTokenizer {
     fn normalize_aligned(&self, text: PyBackedStr) -> (String, Vec<u32>) {
         let text: &str = &text;
         let (normalized, align) = self.inner.normalizer().apply_aligned(text);
-        let positions = crate::cuts::sentencepiece_positions(text, &normalized, align.as_deref());
+        let normalizer = self.inner.normalizer();
+        let positions = crate::cuts::sentencepiece_positions(normalizer, text, &normalized, align.as_deref());
         (normalized.into_owned(), positions)
     }
 }
