@@ -23,17 +23,6 @@ spm = pytest.importorskip("sentencepiece")
 from test_sentencepiece import MODELS, PROBES, trained_pair  # noqa: E402
 
 TYPES = ("unigram", "bpe")
-# Known gaps, each an xfail so that fixing it shows: serialized protos of byte-fallback pieces
-# that end inside a character (decode) and of runs sentencepiece splits differently.
-GAPS = {
-    "byte_fallback": "byte-fallback pieces: serialized proto surfaces differ",
-}
-
-
-def known_gap(request: pytest.FixtureRequest, *names: str) -> None:
-    for gap in names:
-        if gap in request.node.name:
-            request.applymarker(pytest.mark.xfail(reason=GAPS[gap], strict=True))
 
 
 @pytest.fixture(scope="module", params=[(n, t) for t in TYPES for n in sorted(MODELS)], ids="-".join)
@@ -72,7 +61,6 @@ def test_vocabulary_equals_sentencepiece(both) -> None:
 
 
 def test_encode_equals_sentencepiece(both, request: pytest.FixtureRequest) -> None:
-    known_gap(request, "byte_fallback")
     theirs, mine = both
     assert mine.encode(PROBES) == theirs.encode(PROBES)
     assert mine.encode(PROBES, out_type=str) == theirs.encode(PROBES, out_type=str)
@@ -151,7 +139,6 @@ def test_nbest_equals_sentencepiece(unigram) -> None:
 
 
 def test_decode_equals_sentencepiece(both, request: pytest.FixtureRequest) -> None:
-    known_gap(request, "byte_fallback")
     theirs, mine = both
     ids = theirs.encode(PROBES)
     assert mine.decode(ids) == theirs.decode(ids)
@@ -432,8 +419,6 @@ def ours_or_theirs(sp: object):
 
 @pytest.mark.parametrize("name", sorted(_CALLS_023))
 def test_sentencepiece_023_inputs_equal_sentencepiece(both, name: str, request: pytest.FixtureRequest) -> None:
-    if name == "decode an offset mapping in bytes":
-        known_gap(request, "byte_fallback")  # the byte pieces of a character: their spans differ
     np = pytest.importorskip("numpy")
     theirs, mine = both
     call = _CALLS_023[name]

@@ -9,6 +9,7 @@ NumPy arrays of any integer type, lists of arrays, 2-D arrays).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tokenmill.sentencepiece import id_inputs
@@ -105,13 +106,50 @@ class Decoding:
         self, text: str, pieces: list[str], ids: list[int], parts: list[bytes]
     ) -> ImmutableSentencePieceText:
         out, byte_at, char_at = [], 0, 0
-        for piece, i, part in zip(pieces, ids, parts, strict=True):
+        kind = self._core.token_kind
+        k = 0
+        while k < len(parts):
+            # Byte pieces that spell a character together: as sentencepiece's decoder reports
+            # them, the last carries the character (its whole span) and those before it an
+            # empty surface (set, unlike the encoder's), placed where it starts.
+            width = _char_spelled(parts, k, lambda m: kind(ids[m]) == "byte")
+            if width > 1:
+                char = b"".join(parts[k : k + width])
+                for m in range(k, k + width - 1):
+                    before = ImmutableSentencePiece(pieces[m], ids[m], "", char_at, char_at, (byte_at, byte_at))
+                    out.append(before)
+                last = k + width - 1
+                span = (byte_at, byte_at + len(char))
+                out.append(ImmutableSentencePiece(pieces[last], ids[last], char.decode(), char_at, char_at + 1, span))
+                byte_at += len(char)
+                char_at += 1
+                k += width
+                continue
+            part = parts[k]
             surface = part.decode("utf-8", errors="replace")
             n = len(surface)
-            out.append(ImmutableSentencePiece(piece, i, surface, char_at, char_at + n, (byte_at, byte_at + len(part))))
+            span = (byte_at, byte_at + len(part))
+            out.append(ImmutableSentencePiece(pieces[k], ids[k], surface, char_at, char_at + n, span))
             byte_at += len(part)
             char_at += n
+            k += 1
         return ImmutableSentencePieceText(text, out)
+
+
+def _char_spelled(parts: list[bytes], k: int, is_byte: Callable[[int], bool]) -> int:
+    """How many byte pieces from `parts[k]` on spell one multi-byte UTF-8 character (0 if they
+    do not)."""
+    if not is_byte(k) or len(parts[k]) != 1 or parts[k][0] < 0xC2:
+        return 0
+    lead = parts[k][0]
+    width = 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+    if k + width > len(parts) or not all(is_byte(m) and len(parts[m]) == 1 for m in range(k + 1, k + width)):
+        return 0
+    try:
+        b"".join(parts[k : k + width]).decode()
+    except UnicodeDecodeError:
+        return 0
+    return width
 
 
 def _sequences(value: Any) -> tuple[bool, list[_Sequence]]:

@@ -476,6 +476,16 @@ class SentencePieceProcessor(Decoding, Sampling):
     def _proto(self, text: str, pieces: list[Piece], score: float | None = None) -> ImmutableSentencePieceText:
         offsets = byte_offsets(text)
         kind = self._core.token_kind
+        spelled = self._pieces()
+
+        def continued(k: int) -> bool:
+            """Whether byte piece `k` is not its character's last: the next piece is a byte
+            piece holding a UTF-8 continuation byte (sentencepiece gives only the last a surface,
+            even an empty one)."""
+            if k + 1 >= len(pieces) or kind(pieces[k][0]) != "byte" or kind(pieces[k + 1][0]) != "byte":
+                return False
+            return int(spelled[pieces[k + 1][0]][3:5], 16) & 0xC0 == 0x80
+
         return ImmutableSentencePieceText(
             text,
             [
@@ -486,9 +496,9 @@ class SentencePieceProcessor(Decoding, Sampling):
                     p[2],
                     p[3],
                     (offsets[p[2]], offsets[p[3]]),
-                    partial=p[2] == p[3] and kind(p[0]) == "byte",
+                    partial=continued(k),
                 )
-                for p in pieces
+                for k, p in enumerate(pieces)
             ],
             score,
         )
