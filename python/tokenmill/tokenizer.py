@@ -21,6 +21,9 @@ SpecialArg = Literal["all"] | Collection[str]
 _DEFAULT: Any = frozenset(["<tokenmill: default>"])
 
 
+_NONE: frozenset[str] = frozenset()
+
+
 def _refuse_named(text: str, named: list[str]) -> None:
     """Raises if `text` holds one of `named` (strings `disallowed_special` names that are not
     special tokens): the first in the text, the longer of two at the same place."""
@@ -132,6 +135,10 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
         self, text: str, allowed: SpecialArg | None, disallowed: SpecialArg | None
     ) -> tuple[SpecialArg, SpecialArg]:
         """`_special_sets`, and the check of `text` against the strings it returns."""
+        if allowed is _DEFAULT and disallowed is _DEFAULT:
+            # The common call, without `_special_sets`' checks: they were 2.3 µs of a 2.8 µs
+            # call on a short text (which sentencepiece encodes in 1.7 µs).
+            return ("all", _NONE) if self._core.model_type == "wordpiece" else (_NONE, "all")
         allowed, disallowed, others = self._special_sets(allowed, disallowed)
         _refuse_named(text, others)
         return allowed, disallowed
