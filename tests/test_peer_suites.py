@@ -8,9 +8,7 @@ TOKENMILL_CI it fails. The suite runs in a subprocess (`sentencepiece_suite.py`,
 
 Left out of sentencepiece 0.2.3's: `test/gen_stubs_test.py`, which checks sentencepiece's own
 committed `__init__.pyi` against its generator, `tools/gen_stubs.py` (outside the `test/`
-folder the runner unpacks): it tests the package's files, not its interface; and
-`test_convert_to_flatbuffer`, as tokenmill does not write FlatBuffers models (its
-`ConvertToFlatbuffer` raises NotImplementedError; see `tokenmill/sentencepiece/flatbuffer.py`).
+folder the runner unpacks): it tests the package's files, not its interface.
 """
 
 from __future__ import annotations
@@ -51,10 +49,7 @@ SUITES = [
     pytest.param(
         "sentencepiece_suite.py",
         SENTENCEPIECE_023,
-        [
-            "--ignore=test/gen_stubs_test.py",
-            "--deselect=test/sentencepiece_test.py::TestSentencepieceProcessor::test_convert_to_flatbuffer",
-        ],
+        ["--ignore=test/gen_stubs_test.py"],
         id="sentencepiece-0.2.3",
     ),
     pytest.param("sentencepiece_suite.py", SENTENCEPIECE_021, [], id="sentencepiece-0.2.1"),

@@ -586,7 +586,7 @@ def test_processor_settings_follow_sentencepiece(unigram) -> None:
 
 
 def test_convert_to_flatbuffer_refuses_as_sentencepiece(tmp_path) -> None:
-    """Bad arguments raise sentencepiece's errors; good ones NotImplementedError (not done)."""
+    """Bad arguments raise sentencepiece's errors (conversions: tests/test_sentencepiece_flatbuffer.py)."""
     model = tmp_path / "m.model"
     model.write_bytes(b"x")
     for kwargs in (
@@ -599,5 +599,5 @@ def test_convert_to_flatbuffer_refuses_as_sentencepiece(tmp_path) -> None:
     ):
         convert = functools.partial(lambda m, kw: m.convert_to_flatbuffer(**kw), kw=kwargs)
         assert _outcome(convert, ours) == _outcome(convert, spm), kwargs
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(ValueError):
         ours.ConvertToFlatbuffer(serialized_model_proto=b"x")

@@ -334,26 +334,26 @@ def _check_loadable(f: dict[str, Any], bad: Exception) -> None:
     """Raises `bad` where sentencepiece's lite runtime would refuse to load the file."""
     count = len(f["pieces"])
     if any(not -1 <= f[k] < count for k in ("unk_id", "bos_id", "eos_id", "pad_id")):
-        raise ValueError(bad)
+        raise bad
     ns = f["normalizer"]
     if ns is not None and ns["charsmap"]:
         blob = ns["charsmap"]
         trie_size = int.from_bytes(blob[:4], "little") if len(blob) > 4 else -1
         if trie_size < 0 or trie_size >= len(blob) - 4 or blob[-1] != 0 or trie_size < 1024 or trie_size % 1024:
-            raise ValueError(bad)
+            raise bad
     if not f["is_bpe"] and any(math.isnan(s) or math.isinf(s) for s in f["scores"]):
-        raise ValueError(bad)
+        raise bad
     if len(f["unk_surface"]) > _MAX_PIECE_BYTES:
-        raise ValueError(bad)
+        raise bad
     ids = {piece: i for i, piece in enumerate(f["pieces"])}
     start = _byte_fallback_start(ids, f["types"])
     if start >= 0:
         for byte in range(256):
             i = ids.get(b"<0x%02X>" % byte, -1)
             if i != start + byte or f["types"][i] != PieceType.BYTE:
-                raise ValueError(bad)
+                raise bad
     elif f["unk_id"] == -1:
-        raise ValueError(bad)
+        raise bad
 
 
 def _write(f: dict[str, Any]) -> bytes:
