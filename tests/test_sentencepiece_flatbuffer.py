@@ -144,6 +144,7 @@ def test_files_in_and_out(tmp_path, unigram_proto) -> None:
     assert out.read_bytes() == fb
     with pytest.raises(ValueError):
         ours.convert_to_flatbuffer(serialized_model_proto=b"corrupted_proto")
+    _same(model_file=str(tmp_path / "missing.model"))
 
 
 def test_tries_read_back() -> None:

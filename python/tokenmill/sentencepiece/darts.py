@@ -13,7 +13,8 @@ shifted by 8 when bit 9 is set). A child of `pos` by byte `c` sits at `pos ^ off
 
 Two ways in, as in Darts-clone: with values, the keys first become a DAWG (equal subtrees shared,
 `build_trie`); without (`build_keyset_trie`), each key's value is its index and no subtree is
-shared. Keys must be sorted, unique and free of NUL bytes. Pure Python: about 2 s per 100k keys.
+shared. Keys must be sorted, unique and free of NUL bytes. Pure Python: 0.8 s for a 32k-piece
+vocabulary, 15 s for 262k (one core).
 """
 
 from __future__ import annotations
