@@ -33,6 +33,17 @@ impl SpecialSet {
     }
 }
 
+/// Whether special token `token` found in text is a token (else ordinary text), under tiktoken's
+/// rules: one `disallowed` names, or any not `allowed` when all are disallowed, is an error.
+fn recognise(token: &str, allowed: &SpecialSet, disallowed: &SpecialSet) -> Result<bool> {
+    let named = matches!(disallowed, SpecialSet::Only(set) if set.contains(token));
+    if named || (!allowed.contains(token) && matches!(disallowed, SpecialSet::All)) {
+        Err(Error::DisallowedSpecial { token: token.to_string() })
+    } else {
+        Ok(allowed.contains(token))
+    }
+}
+
 /// The most n-best work one call may ask for, in cuts × bytes of text.
 pub(crate) const NBEST_BUDGET: usize = 1 << 24;
 
@@ -143,6 +154,22 @@ impl Tokenizer {
         self.splitter.specials.single_words()
     }
 
+    /// This tokenizer with the special tokens `names` names matched in the normalized text, as
+    /// the normalizer spells them (Hugging Face's `normalized: true` added tokens). Apply after
+    /// `with_special_strips` and `with_single_word_specials`, which find tokens in raw text.
+    pub fn with_normalized_specials(self, names: &[String]) -> Result<Self> {
+        if names.is_empty() {
+            return Ok(self);
+        }
+        let normalizer = self.splitter.normalizer.clone();
+        self.with_specials_changed(|specials| specials.with_normalized(names, |t| normalizer.apply(t).into_owned()))
+    }
+
+    /// The special tokens matched in the normalized text.
+    pub fn normalized_specials(&self) -> Vec<String> {
+        self.splitter.specials.normalized_names()
+    }
+
     /// This tokenizer, leaving out exactly `ids` when decoding skips special tokens.
     pub fn with_skipped_on_decode(mut self, mut ids: Vec<u32>) -> Self {
         ids.sort_unstable();
@@ -223,7 +250,7 @@ impl Tokenizer {
     /// Encodes `text` with no special-token handling: special-token text is ordinary text.
     pub fn encode_ordinary(&self, text: &str) -> Result<Vec<u32>> {
         let mut out = Vec::with_capacity(text.len() / 3);
-        self.encode_text(text, true, &mut out, &mut || Ok(()))?;
+        self.encode_text(text, true, None, &mut out, &mut || Ok(()))?;
         Ok(out)
     }
 
@@ -247,7 +274,7 @@ impl Tokenizer {
     ) -> Result<Vec<u32>> {
         let mut out = Vec::with_capacity(text.len() / 3);
         self.for_each_segment(text, allowed, disallowed, &mut out, &mut |t, out| {
-            self.encode_text(t, t.as_ptr() == text.as_ptr(), out, check)
+            self.encode_text(t, t.as_ptr() == text.as_ptr(), Some((allowed, disallowed)), out, check)
         })?;
         Ok(out)
     }
@@ -268,14 +295,7 @@ impl Tokenizer {
         }
         self.splitter.specials.for_each_segment(
             text,
-            |token| {
-                let named = matches!(disallowed, SpecialSet::Only(set) if set.contains(token));
-                if named || (!allowed.contains(token) && matches!(disallowed, SpecialSet::All)) {
-                    Err(Error::DisallowedSpecial { token: token.to_string() })
-                } else {
-                    Ok(allowed.contains(token))
-                }
-            },
+            |token| recognise(token, allowed, disallowed),
             |segment| match segment {
                 Segment::Text(t) => encode_text(t, out),
                 Segment::Special { id, .. } => {
@@ -287,10 +307,13 @@ impl Tokenizer {
     }
 
     /// Encodes a stretch of text between special tokens; `at_start`: it starts the input.
+    /// `specials`: the (allowed, disallowed) sets special tokens are judged by, for those
+    /// matched in the normalized text; `None` leaves them ordinary text.
     fn encode_text(
         &self,
         text: &str,
         at_start: bool,
+        specials: Option<(&SpecialSet, &SpecialSet)>,
         out: &mut Vec<u32>,
         check: &mut dyn FnMut() -> Result<()>,
     ) -> Result<()> {
@@ -298,14 +321,30 @@ impl Tokenizer {
         let mut unchecked = 0;
         let mut unigram_base = 0.0;
         piece_cache::with_cache(self.cache_owner, |cache| {
-            self.splitter.pretokenizer.for_each_piece(&normalized, |piece| {
-                unchecked += piece.len();
-                if unchecked >= INTERRUPT_CHECK_BYTES {
-                    unchecked = 0;
-                    check()?;
-                }
-                self.encode_piece(cache, piece, &mut unigram_base, out)
-            })
+            let mut encode = |stretch: &str, out: &mut Vec<u32>| {
+                self.splitter.pretokenizer.for_each_piece(stretch, |piece| {
+                    unchecked += piece.len();
+                    if unchecked >= INTERRUPT_CHECK_BYTES {
+                        unchecked = 0;
+                        check()?;
+                    }
+                    self.encode_piece(cache, piece, &mut unigram_base, out)
+                })
+            };
+            match (self.splitter.specials.after_normalizing(), specials) {
+                (Some(after), Some((allowed, disallowed))) => after.for_each_segment(
+                    &normalized,
+                    |token| recognise(token, allowed, disallowed),
+                    |segment| match segment {
+                        Segment::Text(t) => encode(t, out),
+                        Segment::Special { id, .. } => {
+                            out.push(id);
+                            Ok(())
+                        }
+                    },
+                ),
+                _ => encode(&normalized, out),
+            }
         })
     }
 
@@ -434,9 +473,25 @@ impl Tokenizer {
         let mut out = Vec::with_capacity(text.len() / 3);
         self.for_each_segment(text, allowed, disallowed, &mut out, &mut |text, out| {
             let normalized = self.splitter.normalizer.apply(text);
-            self.splitter
-                .pretokenizer
-                .for_each_piece(&normalized, |piece| self.model().encode_sampled(piece, alpha, &mut uniform, out))
+            let mut sample = |stretch: &str, out: &mut Vec<u32>| {
+                self.splitter
+                    .pretokenizer
+                    .for_each_piece(stretch, |piece| self.model().encode_sampled(piece, alpha, &mut uniform, out))
+            };
+            match self.splitter.specials.after_normalizing() {
+                Some(after) => after.for_each_segment(
+                    &normalized,
+                    |token| recognise(token, allowed, disallowed),
+                    |segment| match segment {
+                        Segment::Text(t) => sample(t, out),
+                        Segment::Special { id, .. } => {
+                            out.push(id);
+                            Ok(())
+                        }
+                    },
+                ),
+                None => sample(&normalized, out),
+            }
         })?;
         Ok(out)
     }

@@ -45,6 +45,8 @@ pub struct HfDocument {
     pub strips: Vec<(String, bool, bool)>,
     /// The added tokens matched only as words of their own.
     pub single_words: Vec<String>,
+    /// The added tokens matched in the normalized text (`normalized: true`).
+    pub normalized: Vec<String>,
     /// The `post_processor`, `truncation` and `padding` sections (`huggingface_inputs.rs`).
     pub inputs: ModelInputs,
     /// The `decoder` section (also in `sections`), for models that decode with it.
@@ -82,6 +84,9 @@ struct AddedToken {
     /// Whether it is matched only as a word of its own.
     #[serde(default)]
     single_word: bool,
+    /// Whether it is matched in the normalized text (as the normalizer spells it); files without
+    /// the field: the ordinary added tokens are, the special ones not (as `tokenizers` reads them).
+    normalized: Option<bool>,
 }
 
 fn yes() -> bool {
@@ -139,6 +144,7 @@ impl HfDocument {
         let mut special = Vec::new();
         let mut strips = Vec::new();
         let mut single_words = Vec::new();
+        let mut normalized = Vec::new();
         for (key, value) in raw {
             match key {
                 "model" => {
@@ -152,6 +158,11 @@ impl HfDocument {
                     let tokens = tokens.unwrap_or_default();
                     special = tokens.iter().filter(|t| t.special).map(|t| t.id).collect();
                     single_words = tokens.iter().filter(|t| t.single_word).map(|t| t.content.clone()).collect();
+                    normalized = tokens
+                        .iter()
+                        .filter(|t| t.normalized.unwrap_or(!t.special))
+                        .map(|t| t.content.clone())
+                        .collect();
                     strips = tokens
                         .iter()
                         .filter(|t| t.lstrip || t.rstrip)
@@ -206,6 +217,7 @@ impl HfDocument {
             special,
             strips,
             single_words,
+            normalized,
             inputs,
             decoder,
             sections: serde_json::Value::Object(top).to_string(),
@@ -249,6 +261,7 @@ impl HfDocument {
         tok.with_skipped_on_decode(self.special.clone())
             .with_special_strips(&self.strips)
             .and_then(|tok| tok.with_single_word_specials(&self.single_words))
+            .and_then(|tok| tok.with_normalized_specials(&self.normalized))
             .map_err(|e| self.error(format!("added_tokens: {e}")))
     }
 

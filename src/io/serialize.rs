@@ -60,6 +60,9 @@ struct File {
     /// Special tokens matched only as words of their own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     single_word_specials: Vec<String>,
+    /// Special tokens matched in the normalized text, as the normalizer spells them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    normalized_specials: Vec<String>,
     /// The tokens decoding leaves out when it skips special tokens, where the tokenizer came with
     /// such a list (`Tokenizer::skip_list`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -92,6 +95,7 @@ pub fn to_json(tok: &Tokenizer) -> String {
         skipped_on_decode: tok.skip_list().map(<[u32]>::to_vec),
         special_strips: tok.special_strips(),
         single_word_specials: tok.single_word_specials(),
+        normalized_specials: tok.normalized_specials(),
         model,
     };
     serde_json::to_string(&file).expect("tokenizer serializes")
@@ -136,7 +140,10 @@ fn assemble(file: File) -> Result<Tokenizer> {
         normalizer = normalizer.with_sentencepiece(spec);
     }
     let mut tok = Tokenizer::new(normalizer, pretokenizer, model);
-    tok = tok.with_special_strips(&file.special_strips)?.with_single_word_specials(&file.single_word_specials)?;
+    tok = tok
+        .with_special_strips(&file.special_strips)?
+        .with_single_word_specials(&file.single_word_specials)?
+        .with_normalized_specials(&file.normalized_specials)?;
     if let Some(ids) = file.skipped_on_decode {
         if let Some(&id) = ids.iter().find(|&&id| tok.vocab().token_bytes(id).is_err()) {
             return Err(Error::config(format!("skipped_on_decode names id {id}, which no token holds")));

@@ -20,11 +20,30 @@ pub struct SpecialTokens {
     /// right before or after it: Hugging Face's `single_word`).
     single_word: Vec<bool>,
     matcher: Option<AhoCorasick>,
+    /// Where the tokens are matched in normalized text (the set `after_normalizing` gives): the
+    /// name of each — the token's own text, which `allowed`/`disallowed` sets and files name —
+    /// while `tokens` holds how the normalizer spells it.
+    names: Option<Vec<String>>,
+    /// The tokens matched in the normalized text instead of the raw one (Hugging Face's
+    /// `normalized: true` added tokens): `for_each_segment` leaves them to the caller, which
+    /// looks for them after normalizing each stretch of text.
+    after_normalizing: Option<Box<SpecialTokens>>,
 }
 
 impl SpecialTokens {
     pub fn new(tokens: &[(String, u32)]) -> Self {
         let tokens: Vec<(String, u32)> = tokens.iter().filter(|(t, _)| !t.is_empty()).cloned().collect();
+        let strips = vec![(false, false); tokens.len()];
+        let single_word = vec![false; tokens.len()];
+        Self::from_parts(tokens, strips, single_word, None)
+    }
+
+    fn from_parts(
+        tokens: Vec<(String, u32)>,
+        strips: Vec<(bool, bool)>,
+        single_word: Vec<bool>,
+        names: Option<Vec<String>>,
+    ) -> Self {
         let matcher = if tokens.is_empty() {
             None
         } else {
@@ -35,9 +54,68 @@ impl SpecialTokens {
                     .expect("special-token automaton builds"),
             )
         };
-        let strips = vec![(false, false); tokens.len()];
-        let single_word = vec![false; tokens.len()];
-        SpecialTokens { tokens, strips, single_word, matcher }
+        SpecialTokens { tokens, strips, single_word, matcher, names, after_normalizing: None }
+    }
+
+    /// These tokens, those named in `names` matched in the normalized text instead of the raw
+    /// one, as `normalize` spells them there — Hugging Face's `normalized: true` added tokens,
+    /// whose content goes through the normalizer too (a lowercasing one then matches `FOO` to
+    /// `foo`; one that prepends `▁` matches `foo` only after a space). A name that is not a
+    /// special token is an error; one the normalizer spells as nothing never matches.
+    pub fn with_normalized(
+        mut self,
+        names: &[String],
+        normalize: impl Fn(&str) -> String,
+    ) -> crate::error::Result<Self> {
+        if names.is_empty() {
+            return Ok(self);
+        }
+        let mut after = match self.after_normalizing.take() {
+            Some(after) => *after,
+            None => Self::from_parts(Vec::new(), Vec::new(), Vec::new(), Some(Vec::new())),
+        };
+        let (mut raw, mut raw_strips, mut raw_words) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut tokens, mut strips, mut words, mut spelled_names) =
+            (after.tokens, after.strips, after.single_word, after.names.take().unwrap_or_default());
+        for text in names {
+            if !self.tokens.iter().any(|(t, _)| t == text) {
+                return Err(crate::error::Error::config(format!("{text:?} is not a special token")));
+            }
+        }
+        for (k, (text, id)) in self.tokens.into_iter().enumerate() {
+            if names.contains(&text) {
+                let spelled = normalize(&text);
+                if !spelled.is_empty() {
+                    tokens.push((spelled, id));
+                    strips.push(self.strips[k]);
+                    words.push(self.single_word[k]);
+                    spelled_names.push(text);
+                }
+            } else {
+                raw.push((text, id));
+                raw_strips.push(self.strips[k]);
+                raw_words.push(self.single_word[k]);
+            }
+        }
+        let mut out = Self::from_parts(raw, raw_strips, raw_words, None);
+        after = Self::from_parts(tokens, strips, words, Some(spelled_names));
+        out.after_normalizing = Some(Box::new(after));
+        Ok(out)
+    }
+
+    /// The tokens matched in normalized text, if any (see `with_normalized`).
+    pub fn after_normalizing(&self) -> Option<&SpecialTokens> {
+        self.after_normalizing.as_deref()
+    }
+
+    /// The names of the tokens matched in normalized text.
+    pub fn normalized_names(&self) -> Vec<String> {
+        self.after_normalizing.as_ref().map_or_else(Vec::new, |a| a.names.clone().unwrap_or_default())
+    }
+
+    /// The name of token `k`: its text, or for a token matched in normalized text its own.
+    fn name(&self, k: usize) -> &str {
+        self.names.as_ref().map_or(&self.tokens[k].0, |names| &names[k])
     }
 
     /// These tokens, the ones `strips` names (text, lstrip, rstrip) taking in the whitespace
@@ -75,19 +153,23 @@ impl SpecialTokens {
 
     /// The tokens matched only as words of their own.
     pub fn single_words(&self) -> Vec<String> {
-        self.tokens.iter().zip(&self.single_word).filter(|(_, &w)| w).map(|((t, _), _)| t.clone()).collect()
+        let mut out: Vec<String> =
+            (0..self.tokens.len()).filter(|&k| self.single_word[k]).map(|k| self.name(k).to_string()).collect();
+        out.extend(self.after_normalizing.iter().flat_map(|a| a.single_words()));
+        out
     }
 
     /// The tokens that take in whitespace: (text, lstrip, rstrip).
     pub fn strips(&self) -> Vec<(String, bool, bool)> {
-        self.tokens
-            .iter()
-            .zip(&self.strips)
-            .filter(|(_, s)| s.0 || s.1)
-            .map(|((t, _), &(l, r))| (t.clone(), l, r))
-            .collect()
+        let mut out: Vec<(String, bool, bool)> = (0..self.tokens.len())
+            .filter(|&k| self.strips[k].0 || self.strips[k].1)
+            .map(|k| (self.name(k).to_string(), self.strips[k].0, self.strips[k].1))
+            .collect();
+        out.extend(self.after_normalizing.iter().flat_map(|a| a.strips()));
+        out
     }
 
+    /// No token matched in raw text (there may be some matched in normalized text).
     pub fn is_empty(&self) -> bool {
         self.tokens.is_empty()
     }
@@ -112,7 +194,8 @@ impl SpecialTokens {
             if m.start() < last {
                 continue; // inside the whitespace an earlier token took in
             }
-            let (token, id) = &self.tokens[m.pattern().as_usize()];
+            let id = &self.tokens[m.pattern().as_usize()].1;
+            let token = self.name(m.pattern().as_usize());
             if self.single_word[m.pattern().as_usize()] {
                 // Judged against the whole text, as tokenizers does: a word character before
                 // the match (even inside an earlier token) or after it, and it is not one.

@@ -343,6 +343,11 @@ impl CoreTokenizer {
         self.inner.single_word_specials()
     }
 
+    /// The special tokens matched in the normalized text (Hugging Face's `normalized: true`).
+    fn normalized_specials(&self) -> Vec<String> {
+        self.inner.normalized_specials()
+    }
+
     /// A token as its vocabulary spells it (`Ġworld` in a byte-level vocabulary).
     fn token_string(&self, id: u32) -> PyResult<String> {
         self.inner.token_string(id).map_err(to_py)

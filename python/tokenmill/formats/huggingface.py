@@ -353,12 +353,13 @@ def hf_normalizers(spec: str) -> list[dict[str, Any]]:
 
 
 def added_tokens(specials: dict[str, int], core: _core.CoreTokenizer | None = None) -> list[dict[str, Any]]:
-    """Special tokens as `tokenizer.json` added tokens, by id (matched whole, never normalized);
-    those `core` keeps when decoding skips special tokens are not `special`, and those it lets take
-    in the whitespace around them (`lstrip`, `rstrip`) or matches only as words (`single_word`)
-    say so."""
+    """Special tokens as `tokenizer.json` added tokens, by id (matched whole); those `core` keeps
+    when decoding skips special tokens are not `special`, and those it lets take in the
+    whitespace around them (`lstrip`, `rstrip`), matches only as words (`single_word`) or matches
+    in the normalized text (`normalized`) say so."""
     strips = {} if core is None else {t: (left, right) for t, left, right in core.special_strips()}
     single = set() if core is None else set(core.single_word_specials())
+    normalized = set() if core is None else set(core.normalized_specials())
     return [
         {
             "id": i,
@@ -366,7 +367,7 @@ def added_tokens(specials: dict[str, int], core: _core.CoreTokenizer | None = No
             "single_word": t in single,
             "lstrip": strips.get(t, (False, False))[0],
             "rstrip": strips.get(t, (False, False))[1],
-            "normalized": False,
+            "normalized": t in normalized,
             "special": core is None or core.skipped_on_decode(i),
         }
         for t, i in sorted(specials.items(), key=lambda kv: kv[1])

@@ -178,49 +178,82 @@ impl Tokenizer {
                             }
                         };
                         let mut unigram_base = 0.0;
+                        // Tokens matched in the normalized text cut it first (`normalized: true`).
+                        let mut stretches: Vec<(&str, Option<u32>)> = Vec::new();
+                        match self.splitter.specials.after_normalizing() {
+                            Some(after) => after.for_each_segment(
+                                &normalized,
+                                |_| Ok::<bool, Error>(true),
+                                |segment| {
+                                    stretches.push(match segment {
+                                        Segment::Text(t) => (t, None),
+                                        Segment::Special { text: t, id } => (t, Some(id)),
+                                    });
+                                    Ok(())
+                                },
+                            )?,
+                            None => stretches.push((&normalized, None)),
+                        }
                         piece_cache::with_cache(self.cache_owner, |cache| {
-                            self.splitter.pretokenizer.for_each_piece(&normalized, |piece| {
-                                ids.clear();
-                                let base_before = unigram_base;
-                                self.encode_piece(cache, piece, &mut unigram_base, &mut ids)?;
-                                let piece_start = piece.as_ptr() as usize - normalized.as_ptr() as usize;
-                                let lens = self.model.piece_lens(piece, &ids, base_before);
-                                match lens.filter(|l| l.iter().sum::<usize>() == piece.len()) {
-                                    Some(lens) => {
-                                        let mut at = piece_start;
-                                        for (&id, len) in ids.iter().zip(lens) {
-                                            let (start, end) = original(at, at + len);
-                                            // None inside a character (a byte-fallback token).
-                                            let spelled = normalized.get(at..at + len);
-                                            f(AlignedToken {
-                                                id,
-                                                start,
-                                                end,
-                                                normalized: spelled,
-                                                normalized_len: len,
-                                                word,
-                                            });
-                                            at += len;
-                                        }
-                                    }
-                                    // Tokens that do not spell their text: each covers the piece.
-                                    None => {
-                                        let (start, end) = original(piece_start, piece_start + piece.len());
-                                        for &id in &ids {
-                                            f(AlignedToken {
-                                                id,
-                                                start,
-                                                end,
-                                                normalized: None,
-                                                normalized_len: 0,
-                                                word,
-                                            });
-                                        }
-                                    }
+                            for (stretch, special) in stretches {
+                                if let Some(id) = special {
+                                    let at = stretch.as_ptr() as usize - normalized.as_ptr() as usize;
+                                    let (start, end) = original(at, at + stretch.len());
+                                    f(AlignedToken {
+                                        id,
+                                        start,
+                                        end,
+                                        normalized: Some(stretch),
+                                        normalized_len: 0,
+                                        word,
+                                    });
+                                    word += 1;
+                                    continue;
                                 }
-                                word += 1;
-                                Ok(())
-                            })
+                                self.splitter.pretokenizer.for_each_piece(stretch, |piece| {
+                                    ids.clear();
+                                    let base_before = unigram_base;
+                                    self.encode_piece(cache, piece, &mut unigram_base, &mut ids)?;
+                                    let piece_start = piece.as_ptr() as usize - normalized.as_ptr() as usize;
+                                    let lens = self.model.piece_lens(piece, &ids, base_before);
+                                    match lens.filter(|l| l.iter().sum::<usize>() == piece.len()) {
+                                        Some(lens) => {
+                                            let mut at = piece_start;
+                                            for (&id, len) in ids.iter().zip(lens) {
+                                                let (start, end) = original(at, at + len);
+                                                // None inside a character (a byte-fallback token).
+                                                let spelled = normalized.get(at..at + len);
+                                                f(AlignedToken {
+                                                    id,
+                                                    start,
+                                                    end,
+                                                    normalized: spelled,
+                                                    normalized_len: len,
+                                                    word,
+                                                });
+                                                at += len;
+                                            }
+                                        }
+                                        // Tokens that do not spell their text: each covers the piece.
+                                        None => {
+                                            let (start, end) = original(piece_start, piece_start + piece.len());
+                                            for &id in &ids {
+                                                f(AlignedToken {
+                                                    id,
+                                                    start,
+                                                    end,
+                                                    normalized: None,
+                                                    normalized_len: 0,
+                                                    word,
+                                                });
+                                            }
+                                        }
+                                    }
+                                    word += 1;
+                                    Ok(())
+                                })?;
+                            }
+                            Ok::<(), Error>(())
                         })?;
                     }
                 }
