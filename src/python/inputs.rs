@@ -54,10 +54,17 @@ impl PyEncoding {
         self.inner.n_sequences()
     }
     /// The tokens as the vocabulary spells them (`Ġworld` in a byte-level vocabulary, `▁world`,
-    /// `##ing`), as Hugging Face's `Encoding.tokens`.
+    /// `##ing`), as Hugging Face's `Encoding.tokens` — an added token found in the text as the
+    /// text it matched, and a Hugging Face Unigram model's unknown token as the text it covers.
     #[getter]
     fn tokens(&self) -> Vec<String> {
-        self.inner.ids.iter().map(|&id| self.tokenizer.token_string(id).unwrap_or_default()).collect()
+        let mut tokens: Vec<String> =
+            self.inner.ids.iter().map(|&id| self.tokenizer.token_string(id).unwrap_or_default()).collect();
+        // Added tokens and Unigram's unknown token as the text they matched, as Hugging Face.
+        for (at, surface) in &self.inner.surfaces {
+            tokens[*at as usize] = surface.to_string();
+        }
+        tokens
     }
     /// The windows truncation cut off, each a full encoding.
     #[getter]

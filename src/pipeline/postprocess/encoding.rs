@@ -26,6 +26,11 @@ pub struct Encoding {
     pub sequence_ranges: Vec<(u8, Range<usize>)>,
     /// The windows cut off by truncation, each post-processed like this one.
     pub overflowing: Vec<Encoding>,
+    /// Tokens shown as the text they matched rather than as the vocabulary spells them, by
+    /// position, in order (Hugging Face's `Encoding.tokens` for an added token found in text —
+    /// with the whitespace it took in, normalized if it is matched so — and for Unigram's
+    /// unknown token). Few or none, so kept apart from the per-token arrays.
+    pub surfaces: Vec<(u32, Box<str>)>,
 }
 
 /// Which end truncation cuts from, or padding adds to.
@@ -50,6 +55,7 @@ impl Encoding {
             word_ids,
             sequence_ranges: Vec::new(),
             overflowing: Vec::new(),
+            surfaces: Vec::new(),
         }
     }
 
@@ -65,6 +71,7 @@ impl Encoding {
             attention_mask: vec![1; n],
             sequence_ranges: Vec::new(),
             overflowing: Vec::new(),
+            surfaces: Vec::new(),
         }
     }
 
@@ -113,9 +120,15 @@ impl Encoding {
             offsets: self.offsets[range.clone()].to_vec(),
             word_ids: self.word_ids[range.clone()].to_vec(),
             special_tokens_mask: self.special_tokens_mask[range.clone()].to_vec(),
-            attention_mask: self.attention_mask[range].to_vec(),
+            attention_mask: self.attention_mask[range.clone()].to_vec(),
             sequence_ranges: Vec::new(),
             overflowing: Vec::new(),
+            surfaces: self
+                .surfaces
+                .iter()
+                .filter(|(at, _)| range.contains(&(*at as usize)))
+                .map(|(at, text)| (at - range.start as u32, text.clone()))
+                .collect(),
         }
     }
 
@@ -190,6 +203,7 @@ impl Encoding {
         self.word_ids.extend(other.word_ids);
         self.special_tokens_mask.extend(other.special_tokens_mask);
         self.attention_mask.extend(other.attention_mask);
+        self.surfaces.extend(other.surfaces.into_iter().map(|(at, text)| (at + base as u32, text)));
         self.overflowing = windows;
     }
 
@@ -218,6 +232,9 @@ impl Encoding {
         if side == Side::Left {
             for (_, range) in &mut self.sequence_ranges {
                 *range = range.start + n..range.end + n;
+            }
+            for (at, _) in &mut self.surfaces {
+                *at += n as u32;
             }
         }
     }

@@ -117,6 +117,8 @@ pub struct AlignedToken<'a> {
     /// its piece with others).
     pub normalized_len: usize,
     pub word: u32,
+    /// A special (added) token found in the text; `normalized` is then the text it matched.
+    pub added: bool,
 }
 
 impl Tokenizer {
@@ -129,12 +131,22 @@ impl Tokenizer {
         let mut ids = Vec::with_capacity(text.len() / 3);
         let mut offsets = Vec::with_capacity(text.len() / 3);
         let mut words = Vec::with_capacity(text.len() / 3);
+        // Shown as the text they stand for, as Hugging Face shows them: added tokens, and a
+        // Hugging Face Unigram model's unknown token.
+        let unknown = self.unigram("").ok().filter(|u| u.is_huggingface()).map(|u| u.unk_id());
+        let mut surfaces = Vec::new();
         self.for_each_aligned_token(text, |token| {
+            if let Some(surface) = token.normalized.filter(|_| token.added || Some(token.id) == unknown) {
+                if self.token_string(token.id).ok().as_deref() != Some(surface) {
+                    surfaces.push((ids.len() as u32, surface.into()));
+                }
+            }
             ids.push(token.id);
             offsets.push(chars.span(token.start, token.end));
             words.push(Some(token.word));
         })?;
         let mut encoding = Encoding::from_model(ids, offsets, words);
+        encoding.surfaces = surfaces;
         encoding.type_ids = vec![type_id; encoding.len()];
         Ok(encoding)
     }
@@ -161,6 +173,7 @@ impl Tokenizer {
                             normalized: Some(t),
                             normalized_len: 0,
                             word,
+                            added: true,
                         });
                         word += 1;
                     }
@@ -206,6 +219,7 @@ impl Tokenizer {
                                         normalized: Some(stretch),
                                         normalized_len: 0,
                                         word,
+                                        added: true,
                                     });
                                     word += 1;
                                     continue;
@@ -230,6 +244,7 @@ impl Tokenizer {
                                                     normalized: spelled,
                                                     normalized_len: len,
                                                     word,
+                                                    added: false,
                                                 });
                                                 at += len;
                                             }
@@ -245,6 +260,7 @@ impl Tokenizer {
                                                     normalized: None,
                                                     normalized_len: 0,
                                                     word,
+                                                    added: false,
                                                 });
                                             }
                                         }
