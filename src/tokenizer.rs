@@ -331,21 +331,34 @@ impl Tokenizer {
                     self.encode_piece(cache, piece, &mut unigram_base, out)
                 })
             };
-            match (self.splitter.specials.after_normalizing(), specials) {
-                (Some(after), Some((allowed, disallowed))) => after.for_each_segment(
-                    &normalized,
-                    |token| recognise(token, allowed, disallowed),
-                    |segment| match segment {
-                        Segment::Text(t) => encode(t, out),
-                        Segment::Special { id, .. } => {
-                            out.push(id);
-                            Ok(())
-                        }
-                    },
-                ),
-                _ => encode(&normalized, out),
-            }
+            self.for_each_normalized_stretch(&normalized, specials, out, &mut encode)
         })
+    }
+
+    /// Cuts normalized text at the special tokens matched there (`normalized: true` added
+    /// tokens), judged by `specials` (allowed, disallowed): their ids go to `out`, the text
+    /// between them to `encode`. `None`: the whole text is ordinary.
+    fn for_each_normalized_stretch(
+        &self,
+        normalized: &str,
+        specials: Option<(&SpecialSet, &SpecialSet)>,
+        out: &mut Vec<u32>,
+        encode: &mut dyn FnMut(&str, &mut Vec<u32>) -> Result<()>,
+    ) -> Result<()> {
+        let (Some(after), Some((allowed, disallowed))) = (self.splitter.specials.after_normalizing(), specials) else {
+            return encode(normalized, out);
+        };
+        after.for_each_segment(
+            normalized,
+            |token| recognise(token, allowed, disallowed),
+            |segment| match segment {
+                Segment::Text(t) => encode(t, out),
+                Segment::Special { id, .. } => {
+                    out.push(id);
+                    Ok(())
+                }
+            },
+        )
     }
 
     /// Encodes one pre-tokenized piece through the piece cache; `carry` goes from piece to piece
@@ -478,20 +491,7 @@ impl Tokenizer {
                     .pretokenizer
                     .for_each_piece(stretch, |piece| self.model().encode_sampled(piece, alpha, &mut uniform, out))
             };
-            match self.splitter.specials.after_normalizing() {
-                Some(after) => after.for_each_segment(
-                    &normalized,
-                    |token| recognise(token, allowed, disallowed),
-                    |segment| match segment {
-                        Segment::Text(t) => sample(t, out),
-                        Segment::Special { id, .. } => {
-                            out.push(id);
-                            Ok(())
-                        }
-                    },
-                ),
-                None => sample(&normalized, out),
-            }
+            self.for_each_normalized_stretch(&normalized, Some((allowed, disallowed)), out, &mut sample)
         })?;
         Ok(out)
     }

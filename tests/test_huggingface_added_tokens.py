@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_huggingface_components import _hf_normalizers
-from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
+from test_huggingface_components import _hf_normalizers, byte_tokenizer
+from tokenizers import AddedToken, Tokenizer
 
 import tokenmill
 
@@ -35,11 +35,7 @@ PARTS = st.sampled_from(
 
 @pytest.fixture(scope="module", params=sorted(_hf_normalizers()))
 def added_pair(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple:  # type: ignore[type-arg]
-    # One token per byte, so that ids and offsets show how every byte was cut.
-    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
-    hf = Tokenizer(models.BPE(vocab=vocab, merges=[]))
-    hf.normalizer = _hf_normalizers()[request.param]()
-    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    hf = byte_tokenizer(request.param)
     hf.add_tokens(ADDED)
     hf.add_special_tokens(SPECIAL)
     path = tmp_path_factory.mktemp("added") / "tokenizer.json"

@@ -249,6 +249,16 @@ def _hf_normalizers() -> dict[str, Callable[[], object]]:
     }
 
 
+def byte_tokenizer(normalizer: str) -> Tokenizer:
+    """One token per byte behind the named normalizer chain: ids and offsets show where each
+    normalized byte came from."""
+    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
+    hf = Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    hf.normalizer = _hf_normalizers()[normalizer]()
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    return hf
+
+
 NORMALIZED = st.sampled_from(
     [" ", "  ", "\t", "a", "The", "ÉTÉ", "e\u0301", "ﬁ", "``", "''", "1", "2024", "Σ", "中", "😀", "\u3000", "x"]
 )
@@ -256,11 +266,7 @@ NORMALIZED = st.sampled_from(
 
 @pytest.fixture(scope="module", params=sorted(_hf_normalizers()))
 def normalizer_pair(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple:  # type: ignore[type-arg]
-    # One token per byte: the offsets show where each normalized byte came from.
-    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
-    hf = Tokenizer(models.BPE(vocab=vocab, merges=[]))
-    hf.normalizer = _hf_normalizers()[request.param]()
-    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    hf = byte_tokenizer(request.param)
     path = tmp_path_factory.mktemp("norm") / "tokenizer.json"
     hf.save(str(path))
     return hf, tokenmill.Tokenizer.from_huggingface(path), path

@@ -133,7 +133,7 @@ impl Tokenizer {
         let mut words = Vec::with_capacity(text.len() / 3);
         // Shown as the text they stand for, as Hugging Face shows them: added tokens, and a
         // Hugging Face Unigram model's unknown token.
-        let unknown = self.unigram("").ok().filter(|u| u.is_huggingface()).map(|u| u.unk_id());
+        let unknown = self.model().as_unigram().filter(|u| u.is_huggingface()).map(|u| u.unk_id());
         let mut surfaces = Vec::new();
         self.for_each_aligned_token(text, |token| {
             if let Some(surface) = token.normalized.filter(|_| token.added || Some(token.id) == unknown) {
