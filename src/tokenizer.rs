@@ -343,7 +343,7 @@ impl Tokenizer {
         normalized: &str,
         specials: Option<(&SpecialSet, &SpecialSet)>,
         out: &mut Vec<u32>,
-        encode: &mut dyn FnMut(&str, &mut Vec<u32>) -> Result<()>,
+        encode: &mut impl FnMut(&str, &mut Vec<u32>) -> Result<()>,
     ) -> Result<()> {
         let (Some(after), Some((allowed, disallowed))) = (self.splitter.specials.after_normalizing(), specials) else {
             return encode(normalized, out);
