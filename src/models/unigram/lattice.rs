@@ -5,7 +5,7 @@
 //! the same edges.
 
 use super::utf8_len;
-use crate::util::trie::CharTrie;
+use crate::util::trie::{CharTrie, Trie, Unit};
 
 /// What the lattice needs of a model: its pieces, their scores, and the unknown piece. The
 /// encoder's `Unigram` and the trainer's working model both are one.
@@ -28,20 +28,29 @@ pub struct Edge {
 /// Calls `edge` for every edge starting at each character of `text`, in order of start, and
 /// within a start shortest first; the unknown edge (if any) comes after a start's pieces.
 #[inline]
-pub(crate) fn for_each_edge(model: &impl Pieces, text: &str, mut edge: impl FnMut(Edge)) {
+pub(crate) fn for_each_edge(model: &impl Pieces, text: &str, edge: impl FnMut(Edge)) {
+    // The trie's width is chosen here, once per text: the loop below is built for each.
+    match model.trie() {
+        CharTrie::Narrow(trie) => edges_in(model, trie, text, edge),
+        CharTrie::Wide(trie) => edges_in(model, trie, text, edge),
+    }
+}
+
+#[inline(always)]
+fn edges_in<U: Unit>(model: &impl Pieces, trie: &Trie<U>, text: &str, mut edge: impl FnMut(Edge)) {
     let bytes = text.as_bytes();
     let mut start = 0;
     while start < bytes.len() {
         let char_len = utf8_len(bytes[start]);
         let mut single = false;
-        if model.trie().has_scores() {
+        if trie.has_scores() {
             // The encoder's scores ride in the trie (f32, as SentencePiece's are).
-            model.trie().for_each_scored_prefix(&text[start..], |len, id, score| {
+            trie.for_each_scored_prefix(&bytes[start..], |len, id, score| {
                 single |= len == char_len;
                 edge(Edge { start: start as u32, end: (start + len) as u32, id, score: score as f64 });
             });
         } else {
-            model.trie().for_each_prefix(&text[start..], |len, id| {
+            trie.for_each_prefix(&bytes[start..], |len, id| {
                 single |= len == char_len;
                 edge(Edge { start: start as u32, end: (start + len) as u32, id, score: model.lattice_score(id) });
             });
