@@ -431,7 +431,15 @@ impl Tokenizer {
     /// (what it contributes when more ids follow); with `follows`, the ids continue earlier
     /// ones (WordPiece then puts a space before the first). Streaming decoders use both.
     pub fn decode_parts(&self, ids: &[u32], trim_end: bool, follows: bool) -> Result<Vec<Vec<u8>>> {
-        self.decoder.parts(self.vocab(), ids, follows, trim_end)
+        match &self.decoder {
+            // A file's own steps work on the tokens' strings, which for a byte-level vocabulary
+            // are their printable spellings (`Ġworld`), as in tokenizers.
+            Decoder::Chain(chain) if self.model().as_bpe().is_some_and(|b| b.options().byte_level) => {
+                let tokens = ids.iter().map(|&id| self.token_string(id)).collect::<Result<Vec<String>>>()?;
+                Ok(chain.decode(tokens, follows, trim_end).into_iter().map(String::into_bytes).collect())
+            }
+            decoder => decoder.parts(self.vocab(), ids, follows, trim_end),
+        }
     }
 
     /// The Unigram model, or an error naming what needs one.

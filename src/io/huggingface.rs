@@ -243,7 +243,18 @@ impl HfDocument {
     pub fn byte_level_bpe(&self, settings: ByteLevelSettings) -> Result<Tokenizer> {
         self.vocab_is_a_map("BPE")?;
         let parts = ByteLevelParts { vocab: &self.vocab, merges: &self.merges, added: &self.added };
-        parts.tokenizer(&|reason| self.error(reason), settings).and_then(|tok| self.finish(tok))
+        let tok = parts.tokenizer(&|reason| self.error(reason), settings)?;
+        // Byte-level tokens decode as the bytes they spell (the `ByteLevel` decoder); a file
+        // without a decoder joins the token strings with spaces, as tokenizers does.
+        let tok = match self.decoder.as_ref().map(|d| d.get("type").and_then(|t| t.as_str())) {
+            None => self.with_own_decoder(tok)?,
+            Some(Some("ByteLevel")) => tok,
+            Some(other) => {
+                let name = other.unwrap_or("without a type");
+                return Err(self.error(format!("decoder {name} on a byte-level BPE file is not supported")));
+            }
+        };
+        self.finish(tok)
     }
 
     /// The tokenizer decoding with this file's own decoder steps (none: the tokens' strings
@@ -357,6 +368,9 @@ pub struct ByteLevelSettings<'a> {
     pub normalizer: &'a str,
     /// A piece that is a token stays whole (`ignore_merges`).
     pub whole_piece_first: bool,
+    /// Bytes the vocabulary lacks are left out (`tokenizers`, without an unknown token)
+    /// rather than refused.
+    pub drop_unknown: bool,
     pub inputs: ModelInputs,
 }
 
@@ -498,6 +512,7 @@ pub fn gpt2_files(vocab_path: &Path, merges_path: &Path) -> Result<Tokenizer> {
         keep_gaps: false,
         normalizer: "none",
         whole_piece_first: false,
+        drop_unknown: false,
         inputs: ModelInputs::default(),
     };
     parts.tokenizer(&bad, settings)
@@ -551,8 +566,12 @@ impl ByteLevelParts<'_> {
                 _ => return Err(bad(format!("merge {n} ({left:?}, {right:?}) names a token not in the vocabulary"))),
             }
         }
-        let options =
-            BpeOptions { byte_level: true, whole_piece_first: settings.whole_piece_first, ..BpeOptions::default() };
+        let options = BpeOptions {
+            byte_level: true,
+            whole_piece_first: settings.whole_piece_first,
+            drop_unknown: settings.drop_unknown,
+            ..BpeOptions::default()
+        };
         let model = Bpe::from_merges(vocab, merges, options)?;
         let pretokenizer = PreTokenizer::from_spec(settings.pattern)?;
         let pretokenizer = if settings.keep_gaps { pretokenizer.keeping_gaps() } else { pretokenizer };
@@ -650,6 +669,7 @@ mod tests {
             keep_gaps: false,
             normalizer: "none",
             whole_piece_first: false,
+            drop_unknown: false,
             inputs: ModelInputs::default(),
         };
         let err = doc.byte_level_bpe(settings).err().map(|e| e.to_string()).expect("refused");

@@ -65,8 +65,21 @@ pub trait PieceModel {
 
     /// How many bytes of `piece` each of its `ids` covers, when that can be told (`None` for
     /// tokens that stand for text they do not spell, such as a character-level unknown token).
-    /// `carry`: as for `encode_cached`, the value before this piece.
+    /// `carry`: as for `encode_cached`, the value before this piece. Where the model left
+    /// characters out (Hugging Face's BPE without an unknown token) they sum to less than the
+    /// piece, and each token is placed right after the one before.
     fn piece_lens(&self, piece: &str, ids: &[u32], carry: f32) -> Option<Vec<usize>>;
+
+    /// Where in `piece` each of its `ids` lies, as byte ranges: by default one after another
+    /// (`piece_lens`). A model that places tokens otherwise says so here.
+    fn piece_spans(&self, piece: &str, ids: &[u32], carry: f32) -> Option<Vec<(usize, usize)>> {
+        let mut at = 0;
+        let spans = self.piece_lens(piece, ids, carry)?.into_iter().map(|len| {
+            at += len;
+            (at - len, at)
+        });
+        Some(spans.collect())
+    }
 
     /// The decoder that suits this model, given how the text is normalized and pre-tokenized.
     fn decoder(&self, normalizer: &Normalizer, pretokenizer: &PreTokenizer) -> Decoder;
@@ -147,6 +160,9 @@ impl PieceModel for Model {
     }
     fn piece_lens(&self, piece: &str, ids: &[u32], carry: f32) -> Option<Vec<usize>> {
         each_model!(self, m => PieceModel::piece_lens(m, piece, ids, carry))
+    }
+    fn piece_spans(&self, piece: &str, ids: &[u32], carry: f32) -> Option<Vec<(usize, usize)>> {
+        each_model!(self, m => PieceModel::piece_spans(m, piece, ids, carry))
     }
     fn decoder(&self, normalizer: &Normalizer, pretokenizer: &PreTokenizer) -> Decoder {
         each_model!(self, m => PieceModel::decoder(m, normalizer, pretokenizer))

@@ -171,7 +171,7 @@ impl PyTokenizerJson {
     }
 
     /// The byte-level BPE tokenizer this file describes, given what its components say.
-    #[pyo3(signature = (*, pattern, keep_gaps, normalizer, whole_piece_first))]
+    #[pyo3(signature = (*, pattern, keep_gaps, normalizer, whole_piece_first, drop_unknown))]
     fn byte_level_bpe(
         &self,
         py: Python<'_>,
@@ -179,9 +179,10 @@ impl PyTokenizerJson {
         keep_gaps: bool,
         normalizer: &str,
         whole_piece_first: bool,
+        drop_unknown: bool,
     ) -> PyResult<CoreTokenizer> {
         let inputs = self.inner.inputs.clone();
-        let settings = ByteLevelSettings { pattern, keep_gaps, normalizer, whole_piece_first, inputs };
+        let settings = ByteLevelSettings { pattern, keep_gaps, normalizer, whole_piece_first, drop_unknown, inputs };
         let tok = py.detach(|| self.inner.byte_level_bpe(settings)).map_err(to_py)?;
         Ok(CoreTokenizer::new(tok))
     }

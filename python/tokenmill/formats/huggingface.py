@@ -216,6 +216,9 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
         keep_gaps=keep_gaps,
         normalizer="+".join(normalizer) or "none",
         whole_piece_first=bool(model.get("ignore_merges", False)),
+        # Without an unknown token, tokenizers leaves out bytes the vocabulary lacks; with one, a
+        # vocabulary lacking bytes is refused (it would stand for them).
+        drop_unknown=model.get("unk_token") is None,
     )
 
 
@@ -437,7 +440,10 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
         "normalizer": {"type": "Sequence", "normalizers": normalizers} if normalizers else None,
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": pre},
         "post_processor": inputs["post_processor"],
-        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        # A file read without a decoder (its tokens' strings joined with spaces) is written so.
+        "decoder": None
+        if (json.loads(core.to_json()).get("hf_decoder") or {}).get("type") == "JoinedWithSpaces"
+        else {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
         "model": {
             "type": "BPE",
             "dropout": None,

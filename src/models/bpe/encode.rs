@@ -19,6 +19,10 @@ const SCAN_LIMIT: usize = 32;
 impl Bpe {
     /// Appends the ids of `piece` to `out`.
     pub fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
+        if self.drops_bytes && piece.bytes().any(|b| self.byte_ids[b as usize] == u32::MAX) {
+            self.encode_kept(&self.kept_bytes(piece.as_bytes()), out);
+            return Ok(());
+        }
         if self.backtracks() && backtracked(piece.as_bytes()) {
             // No look-up of the whole piece (a miss in the big table, for nearly every long
             // piece): the backtracker gives a whole token as itself, and knows the few others.
@@ -51,23 +55,38 @@ impl Bpe {
 
     /// Appends the ids of raw bytes (byte-level models only): words of non-UTF-8 input. A byte
     /// the vocabulary lacks (one UTF-8 never produces, in a vocabulary such as GPT-NeoX's) is an
-    /// error.
+    /// error — unless the model leaves out the bytes it lacks.
     pub fn encode_bytes(&self, bytes: &[u8], out: &mut Vec<u32>) -> Result<()> {
         if let Some(&b) = bytes.iter().find(|&&b| self.byte_ids[b as usize] == u32::MAX) {
-            return Err(Error::config(format!("byte 0x{b:02x} has no token in this byte-level vocabulary")));
+            if !self.drops_bytes {
+                return Err(Error::config(format!("byte 0x{b:02x} has no token in this byte-level vocabulary")));
+            }
+            self.encode_kept(&self.kept_bytes(bytes), out);
+            return Ok(());
         }
+        self.encode_kept(bytes, out);
+        Ok(())
+    }
+
+    /// `bytes` without those the vocabulary lacks: what the merges start from where the model
+    /// leaves them out (the bytes either side become neighbours, and may merge).
+    fn kept_bytes(&self, bytes: &[u8]) -> Vec<u8> {
+        bytes.iter().copied().filter(|&b| self.byte_ids[b as usize] != u32::MAX).collect()
+    }
+
+    /// Appends the ids of bytes that all have a token (byte-level models).
+    fn encode_kept(&self, bytes: &[u8], out: &mut Vec<u32>) {
         if self.is_rank_based() {
             self.merge_ranked(bytes, out);
-            return Ok(());
+            return;
         }
         if self.backtracks() && backtracked(bytes) {
             self.backtracker().encode(self, bytes, out);
-            return Ok(());
+            return;
         }
         let start = out.len();
         out.extend(bytes.iter().map(|&b| self.byte_ids[b as usize]));
         self.merge_tail(out, start);
-        Ok(())
     }
 
     /// Appends the ids of `piece` with BPE-dropout: each merge, when its turn comes, is skipped
@@ -91,7 +110,8 @@ impl Bpe {
         }
         let mut symbols = Vec::with_capacity(piece.len());
         if self.options.byte_level {
-            symbols.extend(piece.bytes().map(|b| self.byte_ids[b as usize]));
+            let lacks = |b: u8| self.drops_bytes && self.byte_ids[b as usize] == u32::MAX;
+            symbols.extend(piece.bytes().filter(|&b| !lacks(b)).map(|b| self.byte_ids[b as usize]));
         } else {
             self.push_chars(piece, &mut symbols)?;
         }

@@ -76,6 +76,9 @@ pub struct Bpe {
     options: BpeOptions,
     suffix_id: Option<u32>,
     unk_id: Option<u32>,
+    /// Byte-level with `drop_unknown`: some byte UTF-8 text can hold has no token, and is left
+    /// out where it occurs (as Hugging Face's BPE leaves out a character it has no token for).
+    drops_bytes: bool,
     /// Rank-based byte-level models: the long-piece encoder, built when first needed.
     backtracker: std::sync::OnceLock<std::sync::Arc<backtrack::Backtracker>>,
 }
@@ -141,6 +144,7 @@ impl Bpe {
     fn assemble(vocab: Vocab, merges: Vec<(u32, u32)>, order: MergeOrder, options: BpeOptions) -> Result<Self> {
         let mut byte_ids = vec![u32::MAX; 256];
         let mut pair_ids = Vec::new().into_boxed_slice();
+        let mut drops_bytes = false;
         if options.byte_level {
             for b in 0..=255u8 {
                 match vocab.id(&[b]) {
@@ -148,6 +152,9 @@ impl Bpe {
                     // Bytes UTF-8 never produces may be missing (GPT-NeoX's vocabulary lacks
                     // them): text never needs them, and raw-byte input that holds one is refused.
                     None if never_in_utf8(b) => {}
+                    // A vocabulary made for some text only (pix2tex's: ASCII without '%'); where
+                    // the file asks for it, text's other bytes are left out.
+                    None if options.drop_unknown => drops_bytes = true,
                     None => {
                         return Err(Error::config(format!("byte-level vocabulary lacks the single byte 0x{b:02x}")))
                     }
@@ -190,6 +197,7 @@ impl Bpe {
             options,
             suffix_id,
             unk_id,
+            drops_bytes,
             backtracker: std::sync::OnceLock::new(),
         })
     }
@@ -244,7 +252,38 @@ impl Bpe {
             pos += len;
             lens.push(len);
         }
-        (pos == piece.len()).then_some(lens)
+        // Where characters (or bytes) the vocabulary lacks were left out, the tokens cover less
+        // than the piece; Hugging Face places each token after the last regardless, and so do we.
+        (pos == piece.len() || self.options.drop_unknown && pos < piece.len()).then_some(lens)
+    }
+
+    /// Where each token of a piece lies when bytes the vocabulary lacks were left out, as
+    /// Hugging Face places them: in the piece's byte-level spelling (a printable ASCII byte one
+    /// UTF-8 byte, any other two), each token right after the one before, as long as its own
+    /// bytes' spelling — so a token after a left-out byte lands on that byte's place. A token
+    /// then covers the bytes whose spellings its range touches.
+    fn spans_without_lacking_bytes(&self, piece: &[u8], ids: &[u32]) -> Option<Vec<(usize, usize)>> {
+        let width = |b: u8| if (0x21..=0x7E).contains(&b) { 1 } else { 2 };
+        // Where each byte's spelling starts, and the end.
+        let mut starts = Vec::with_capacity(piece.len() + 1);
+        let mut at = 0;
+        for &b in piece {
+            starts.push(at);
+            at += width(b);
+        }
+        starts.push(at);
+        let byte_at = |pos: usize| starts.partition_point(|&s| s <= pos) - 1;
+        let mut spans = Vec::with_capacity(ids.len());
+        let mut pos = 0;
+        for &id in ids {
+            let spelled: usize = self.vocab.token_bytes(id).ok()?.iter().map(|&b| width(b)).sum();
+            if spelled == 0 || pos + spelled > at {
+                return None;
+            }
+            spans.push((byte_at(pos), byte_at(pos + spelled - 1) + 1));
+            pos += spelled;
+        }
+        Some(spans)
     }
 
     /// How many bytes of text token `id` covers (see `Model::text_len`).
@@ -282,6 +321,17 @@ impl super::PieceModel for Bpe {
     }
     fn piece_lens(&self, piece: &str, ids: &[u32], _carry: f32) -> Option<Vec<usize>> {
         Bpe::piece_lens(self, piece, ids)
+    }
+    fn piece_spans(&self, piece: &str, ids: &[u32], _carry: f32) -> Option<Vec<(usize, usize)>> {
+        if self.drops_bytes && piece.bytes().any(|b| self.byte_ids[b as usize] == u32::MAX) {
+            return self.spans_without_lacking_bytes(piece.as_bytes(), ids);
+        }
+        let mut at = 0;
+        let spans = Bpe::piece_lens(self, piece, ids)?.into_iter().map(|len| {
+            at += len;
+            (at - len, at)
+        });
+        Some(spans.collect())
     }
     /// SentencePiece BPE spells spaces as `▁`; an end-of-word suffix stands for a space (or
     /// nothing, where the pieces kept their whitespace); otherwise tokens are bytes.

@@ -229,11 +229,12 @@ impl Tokenizer {
                                     let base_before = unigram_base;
                                     self.encode_piece(cache, piece, &mut unigram_base, &mut ids)?;
                                     let piece_start = piece.as_ptr() as usize - normalized.as_ptr() as usize;
-                                    let lens = self.model.piece_lens(piece, &ids, base_before);
-                                    match lens.filter(|l| l.iter().sum::<usize>() == piece.len()) {
-                                        Some(lens) => {
-                                            let mut at = piece_start;
-                                            for (&id, len) in ids.iter().zip(lens) {
+                                    let spans = self.model.piece_spans(piece, &ids, base_before);
+                                    match spans.filter(|s| s.iter().all(|&(_, end)| end <= piece.len())) {
+                                        Some(spans) => {
+                                            for (&id, (from, to)) in ids.iter().zip(spans) {
+                                                let at = piece_start + from;
+                                                let len = to - from;
                                                 let (start, end) = original(at, at + len);
                                                 // None inside a character (a byte-fallback token).
                                                 let spelled = normalized.get(at..at + len);
@@ -246,7 +247,6 @@ impl Tokenizer {
                                                     word,
                                                     added: false,
                                                 });
-                                                at += len;
                                             }
                                         }
                                         // Tokens that do not spell their text: each covers the piece.
