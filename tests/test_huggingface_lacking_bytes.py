@@ -153,3 +153,24 @@ def test_a_decoder_tokenmill_cannot_run_on_byte_level_tokens_is_refused(
     path.write_text(json.dumps(data), "utf-8")
     with pytest.raises(tokenmill.TokenmillError, match=f"{path}.*decoder WordPiece on a byte-level BPE file"):
         tokenmill.Tokenizer.from_huggingface(path)
+
+
+@pytest.fixture(scope="module")
+def char_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple:  # type: ignore[type-arg]
+    """A character-level BPE file without an unknown token: characters outside it are left
+    out, and the tokens after them placed as tokenizers places them."""
+    vocab = {"a": 0, "b": 1, "c": 2, "ab": 3, "abc": 4, "é": 5, "bé": 6}
+    hf = Tokenizer(models.BPE(vocab=vocab, merges=[("a", "b"), ("ab", "c"), ("b", "é")]))
+    hf.pre_tokenizer = pre_tokenizers.Whitespace()
+    path = tmp_path_factory.mktemp("char") / "tokenizer.json"
+    hf.save(str(path))
+    return hf, tokenmill.Tokenizer.from_huggingface(path)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(st.sampled_from(["a", "b", "c", "é", "x", "ü", "😀", " ", "ab"]), max_size=12).map("".join))
+def test_characters_left_out_of_a_character_level_file_as_tokenizers(char_pair: tuple, text: str) -> None:  # type: ignore[type-arg]
+    hf, tok = char_pair
+    theirs, ours = hf.encode(text), tok.encode_for_model(text)
+    assert ours.ids == theirs.ids, text
+    assert [tuple(o) for o in ours.offsets] == [tuple(o) for o in theirs.offsets], text
