@@ -13,6 +13,7 @@
 pub mod cuts;
 pub mod error;
 pub mod io;
+mod long_text;
 pub mod models;
 pub mod pipeline;
 pub mod tokenizer;

@@ -273,7 +273,13 @@ impl Tokenizer {
         check: &mut dyn FnMut() -> Result<()>,
     ) -> Result<Vec<u32>> {
         let mut out = Vec::with_capacity(text.len() / 3);
+        // Not on one of the pool's threads: a batch already keeps them busy.
+        let threads = if rayon::current_thread_index().is_none() { crate::util::threads::count() } else { 1 };
+        let in_parts = threads > 1 && text.len() >= crate::long_text::PARALLEL_TEXT && self.encodes_in_parts();
         self.for_each_segment(text, allowed, disallowed, &mut out, &mut |t, out| {
+            if in_parts && t.len() >= crate::long_text::PARALLEL_TEXT {
+                return self.encode_in_parts(t, threads, out, check);
+            }
             self.encode_text(t, t.as_ptr() == text.as_ptr(), Some((allowed, disallowed)), out, check)
         })?;
         Ok(out)
@@ -309,7 +315,7 @@ impl Tokenizer {
     /// Encodes a stretch of text between special tokens; `at_start`: it starts the input.
     /// `specials`: the (allowed, disallowed) sets special tokens are judged by, for those
     /// matched in the normalized text; `None` leaves them ordinary text.
-    fn encode_text(
+    pub(crate) fn encode_text(
         &self,
         text: &str,
         at_start: bool,

@@ -285,6 +285,26 @@ impl PreTokenizer {
         }
     }
 
+    /// Where this pre-tokenizer always starts a piece, whatever the text around: `None`, or
+    /// `Some(line_feeds)` for the tiktoken-style presets, which start one at a space between an
+    /// ASCII letter or digit and an ASCII letter (runs of letters or digits end at a space, and
+    /// a space before letters starts their piece) and, with `line_feeds`, right after a line
+    /// feed that a character other than whitespace follows (no piece takes a line feed and then
+    /// more than line breaks, none starts with one before other text, and the last line break of
+    /// a run stays with the run — not so under GPT-2's `\s+(?!\S)`, which leaves it alone). A
+    /// text cut at such places gives, side by side, the pieces it gives whole.
+    pub fn piece_starts(&self) -> Option<bool> {
+        match self {
+            PreTokenizer::Gpt2 => Some(false),
+            PreTokenizer::Cl100k
+            | PreTokenizer::O200k
+            | PreTokenizer::Llama3
+            | PreTokenizer::Qwen2
+            | PreTokenizer::Tekken => Some(true),
+            _ => None,
+        }
+    }
+
     /// Calls `f` on each piece of `text`, in order.
     ///
     /// ```
