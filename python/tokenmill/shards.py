@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tokenmill import _checks, _core
+from tokenmill import _checks, _core, shard_checks
 from tokenmill._checks import without_surrogates
 from tokenmill._files import remove_stale_temp_files, temp_name, write_atomically
 from tokenmill.columns import DEFAULT_COLUMN, arrow_batches, column_buffers, is_parquet, parquet_batches
@@ -222,8 +222,8 @@ _SHARD_FILE = re.compile(r"[0-9]{5,}(?:\.cu)?\.(?:bin|idx)")
 
 
 def read_manifest(out: Path, settings: Settings | None = None) -> dict[str, Any] | None:
-    """The manifest of `out` (None if there is none); with `settings`, a `ConfigError` when the
-    shards there were made differently."""
+    """The manifest of `out` (None if there is none), its fields checked (`shard_checks`); with
+    `settings`, a `ConfigError` when the shards there were made differently."""
     path = out / MANIFEST
     if not path.exists():
         return None
@@ -235,6 +235,7 @@ def read_manifest(out: Path, settings: Settings | None = None) -> dict[str, Any]
         raise _core.FormatError(f"{path}: not a token-shard manifest")
     if manifest.get("version") != VERSION:
         raise _core.FormatError(f"{path}: format version {manifest.get('version')}; this tokenmill reads {VERSION}")
+    shard_checks.checked_manifest(path, manifest)
     if settings is not None:
         differ = [k for k, v in settings.header().items() if manifest.get(k) != v]
         if differ:
@@ -609,39 +610,46 @@ class TokenShards:
         manifest = read_manifest(self.path)
         if manifest is None:
             raise _core.CorpusError(f"{self.path}: no {MANIFEST} (not a token-shard directory)")
-        self.manifest = manifest
+        self.manifest = manifest  # its fields checked by `read_manifest`
+        # Each shard's files, checked against the manifest when first read.
+        self._read: dict[int, tuple[Any, Any]] = {}
 
     def __len__(self) -> int:
         return len(self.manifest["shards"])
 
-    def _file(self, i: int, suffix: str) -> Path:
-        return self.path / (shard_name(self.manifest["shards"][i]["index"]) + suffix)
+    def _stem(self, i: int) -> Path:
+        shards = self.manifest["shards"]
+        if not isinstance(i, int) or not -len(shards) <= i < len(shards):
+            raise IndexError(f"shard {i!r} out of range: the directory holds {len(shards)}")
+        return self.path / shard_name(shards[i]["index"])
+
+    def _shard(self, i: int) -> tuple[Any, Any]:
+        stem = self._stem(i)
+        i %= len(self)
+        if i not in self._read:
+            self._read[i] = shard_checks.checked_shard(stem, self.manifest["shards"][i], self.manifest)
+        return self._read[i]
 
     def tokens(self, i: int) -> Any:
         """Shard `i`'s ids (`numpy.memmap`)."""
-        import numpy as np
-
-        return np.memmap(self._file(i, ".bin"), dtype=self.manifest["dtype"], mode="r")
+        return self._shard(i)[0]
 
     def starts(self, i: int) -> Any:
         """Where each document of shard `i` starts, in tokens (documents + 1 values)."""
-        import numpy as np
-
-        return np.fromfile(self._file(i, ".idx"), dtype="<u8")
+        return self._shard(i)[1]
 
     def document(self, i: int, j: int) -> Any:
-        starts = self.starts(i)
-        return self.tokens(i)[starts[j] : starts[j + 1]]
+        ids, starts = self._shard(i)
+        documents = len(starts) - 1
+        if not isinstance(j, int) or not -documents <= j < documents:
+            raise IndexError(f"document {j!r} out of range: shard {i} holds {documents}")
+        j %= documents
+        return ids[starts[j] : starts[j + 1]]
 
     def packed(self, i: int) -> Iterator[tuple[Any, Any]]:
         """(row of `sequence_length` ids, its cu_seqlens) for each packed row of shard `i`."""
-        import numpy as np
-
+        ids, _ = self._shard(i)
         length = self.manifest["sequence_length"]
-        if length is None:
-            raise _core.ConfigError(f"{self.path}: the shards were written without sequence_length")
-        ids = self.tokens(i)
-        cu = np.fromfile(self._file(i, ".cu.bin"), dtype="<i4")
-        rows = np.fromfile(self._file(i, ".cu.idx"), dtype="<u8")
+        cu, rows = shard_checks.checked_rows(self._stem(i), self.manifest["shards"][i], self.manifest)
         for r in range(len(rows) - 1):
             yield ids[r * length : (r + 1) * length], cu[rows[r] : rows[r + 1]]
