@@ -105,20 +105,33 @@ class FileMethods:
         from tokenmill.chat import read_tokenizer_config
         from tokenmill.formats import huggingface as hf
         from tokenmill.formats import huggingface_char_bpe, huggingface_sentencepiece, wordpiece
+        from tokenmill.formats.huggingface_shape import check_components
 
         p = Path(path)
         document, sections = hf.open_tokenizer_json(p)
-        model_type = sections["model"].get("type")
-        if model_type == "WordPiece":
-            tok = cls(wordpiece.read_tokenizer_json(document, sections, str(p)))
-        elif model_type == "WordLevel":
-            tok = cls(hf.read_wordlevel(document, sections, str(p)))
-        elif model_type == "Unigram":
-            tok = cls(huggingface_sentencepiece.read_tokenizer_json(document, sections, str(p)))
-        elif model_type == "BPE" and huggingface_char_bpe.is_char_level(sections):
-            tok = cls(huggingface_char_bpe.read_tokenizer_json(document, sections, str(p)))
-        else:
-            tok = cls(hf.read_tokenizer_json(document, sections, str(p)))
+        check_components(sections, str(p))
+        try:
+            model_type = sections["model"].get("type")
+            if model_type == "WordPiece":
+                tok = cls(wordpiece.read_tokenizer_json(document, sections, str(p)))
+            elif model_type == "WordLevel":
+                tok = cls(hf.read_wordlevel(document, sections, str(p)))
+            elif model_type == "Unigram":
+                tok = cls(huggingface_sentencepiece.read_tokenizer_json(document, sections, str(p)))
+            elif model_type == "BPE" and huggingface_char_bpe.is_char_level(sections):
+                tok = cls(huggingface_char_bpe.read_tokenizer_json(document, sections, str(p)))
+            else:
+                tok = cls(hf.read_tokenizer_json(document, sections, str(p)))
+        except (AttributeError, TypeError, KeyError, IndexError, OverflowError, RecursionError) as e:
+            # A value of a shape `check_components` does not know: still the file's fault.
+            raise _core.FormatError(f"{p}: a component is not shaped as tokenizers writes it ({e!r})") from None
+        except _core.TokenmillError as e:
+            # Every refusal names the file, wherever in the readers it was made.
+            if str(p) in str(e):
+                raise
+            raise type(e)(f"{p}: {e}") from None
+        except ValueError as e:
+            raise _core.FormatError(f"{p}: a component holds a value tokenizers would not write ({e})") from None
         # A tokenizer_config.json beside it brings the chat template and bos/eos names.
         tok._chat = read_tokenizer_config(p)
         return tok
