@@ -211,3 +211,25 @@ def test_named_templates_and_chat_template_jinja(pair, tmp_path: Path) -> None: 
     (tmp_path / "chat_template.jinja").write_text(BUILTIN_TEMPLATES["llama3"])
     ours = tokenmill.Tokenizer.from_huggingface(tmp_path / "tokenizer.json")
     assert ours.chat_template == BUILTIN_TEMPLATES["llama3"]
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        (
+            {"tokenizer_config.json": json.dumps({"chat_template": [{"name": "default"}]})},
+            r"chat_template\[0\] must be",
+        ),
+        ({"tokenizer_config.json": json.dumps({"chat_template": ["x"]})}, r"chat_template\[0\] must be"),
+        ({"tokenizer_config.json": "{}", "chat_template.jinja": b"\xff{{ x }}"}, "not a readable UTF-8 template"),
+    ],
+)
+def test_a_damaged_template_beside_a_tokenizer_is_a_format_error(tmp_path: Path, files: dict, message: str) -> None:  # type: ignore[type-arg]
+    hf = HFTokenizer(models.BPE(vocab={"a": 0, "b": 1}, merges=[]))
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel()
+    hf.save(str(tmp_path / "tokenizer.json"))
+    for name, content in files.items():
+        path = tmp_path / name
+        path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
+    with pytest.raises(tokenmill.FormatError, match=message):
+        tokenmill.load(tmp_path)

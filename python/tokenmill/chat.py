@@ -170,12 +170,19 @@ def read_tokenizer_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     template = data.get("chat_template")
     if isinstance(template, list):  # several named templates: "default" is the tokenizer's own
-        named = {t["name"]: t["template"] for t in template if isinstance(t, dict) and "name" in t}
-        out["named_templates"] = {k: v for k, v in named.items() if isinstance(v, str)}
-        template = out["named_templates"].get("default")
+        named = {}
+        for k, t in enumerate(template):
+            if not (isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("template"), str)):
+                raise _core.FormatError(f"{p}: chat_template[{k}] must be an object with a string name and template")
+            named[t["name"]] = t["template"]
+        out["named_templates"] = named
+        template = named.get("default")
     jinja_file = p.with_name("chat_template.jinja")
     if jinja_file.is_file():
-        template = jinja_file.read_text(encoding="utf-8")
+        try:
+            template = jinja_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise _core.FormatError(f"{jinja_file}: not a readable UTF-8 template ({e})") from None
     if isinstance(template, str):
         out["chat_template"] = template
     for name in ("bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token"):
