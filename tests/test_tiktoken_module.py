@@ -354,3 +354,27 @@ def test_cache_key_hash_check_and_atomic_write(tmp_path: Path, monkeypatch: pyte
     out = tmp_path / "dumped.tiktoken"
     tm_load.dump_tiktoken_bpe({b"!": 0, b'"': 1}, str(out))
     assert out.read_bytes() == source.read_bytes()
+
+
+def test_a_fifo_at_the_cache_path_is_not_read(tmp_path: Path) -> None:
+    """Something other than a regular file where the cached copy belongs (a FIFO, which would
+    block a read for ever) is fetched over, not read. In a subprocess, bounded in time."""
+    import subprocess
+    import sys
+
+    source = tmp_path / "v.tiktoken"
+    source.write_text("YQ== 0\nYg== 1\n")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    code = (
+        "import os, sys\n"
+        "from tokenmill.tiktoken.load import cache_path, load_tiktoken_bpe\n"
+        "os.mkfifo(cache_path(sys.argv[1]))\n"
+        "print(sorted(load_tiktoken_bpe(sys.argv[1]).items()))\n"
+    )
+    env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(cache)}
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(source)], env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[(b'a', 0), (b'b', 1)]"
+    assert [p.is_file() for p in cache.iterdir()] == [True]

@@ -71,7 +71,8 @@ def read_file_cached(blobpath: str, expected_hash: str | None = None) -> bytes:
     path = cache_path(blobpath)
     if path is None:
         return _checked(read_file(blobpath), blobpath, expected_hash)
-    if os.path.exists(path):
+    # Only a regular file is a cached copy: a FIFO or device there would block or never end.
+    if os.path.isfile(path):
         with open(path, "rb") as f:
             data = f.read()
         if expected_hash is None or check_hash(data, expected_hash):
