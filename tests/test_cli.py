@@ -231,3 +231,20 @@ def test_train_wordpiece(tmp_path: Path) -> None:
     tok = tokenmill.Tokenizer.load(out)
     assert tok.model_type == "wordpiece" and tok.vocab_size <= 120
     assert tok.tokenize("the quick fox [MASK]")[-1] == "[MASK]"
+
+
+def test_an_unexpected_failure_is_one_line_not_a_traceback(monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    import argparse
+
+    import tokenmill.cli as cli
+
+    parser = argparse.ArgumentParser()
+    parser.set_defaults(run=lambda args: 1 / 0)
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    monkeypatch.delenv("TOKENMILL_TRACEBACK", raising=False)
+    assert cli.main([]) == 2
+    err = capsys.readouterr().err
+    assert "ZeroDivisionError" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    monkeypatch.setenv("TOKENMILL_TRACEBACK", "1")
+    with pytest.raises(ZeroDivisionError):
+        cli.main([])

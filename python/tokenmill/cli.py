@@ -395,6 +395,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tokenmill: interrupted", file=sys.stderr)
         return 130
+    except Exception as e:
+        # A failure no reader turned into a tokenmill error is a bug, but the user still gets
+        # one line, not a traceback (TOKENMILL_TRACEBACK=1 shows it, for a report).
+        if os.environ.get("TOKENMILL_TRACEBACK"):
+            raise
+        print(
+            f"tokenmill: error: {type(e).__name__}: {_one_line(e)} "
+            "(unexpected: please report it; TOKENMILL_TRACEBACK=1 shows where)",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
 
 
 def _one_line(e: BaseException) -> str:
