@@ -233,3 +233,31 @@ def test_a_damaged_template_beside_a_tokenizer_is_a_format_error(tmp_path: Path,
         path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
     with pytest.raises(tokenmill.FormatError, match=message):
         tokenmill.load(tmp_path)
+
+
+HOSTILE_TEMPLATES = [
+    ("{{ 10 ** (10 ** 8) }}", "larger than a chat template needs"),
+    ("{{ 'a' * 10**10 }}", "too long"),
+    ("{{ messages * 10**9 }}", "too long"),
+    ("{% for i in range(10**10) %}{% endfor %}", "OverflowError"),
+    ("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", "RecursionError"),
+    ("{{ messages[0].content + 5 }}", "TypeError"),
+    ("{% include 'other.jinja' %}", "the chat template failed"),
+    ("{% set x = [] %}{{ x.append(x) }}", "the chat template failed"),
+    ("{{ 1 / 0 }}", "ZeroDivisionError"),
+]
+
+
+@pytest.mark.parametrize(("template", "message"), HOSTILE_TEMPLATES)
+def test_a_hostile_template_is_a_template_error_bounded_in_time_and_memory(template: str, message: str) -> None:
+    tok = tokenmill.train_bpe(iter(["hello world"]), vocab_size=260)
+    with pytest.raises(tokenmill.TokenmillError, match=message):
+        tok.apply_chat_template([{"role": "user", "content": "hi"}], chat_template=template, tokenize=False)
+
+
+def test_small_arithmetic_in_a_template_still_works() -> None:
+    tok = tokenmill.train_bpe(iter(["hello world"]), vocab_size=260)
+    template = "{{ 2 ** 10 }} {{ '-' * 3 }} {{ (messages * 2) | length }} {{ 7 * 6 }}"
+    assert tok.apply_chat_template([{"role": "user", "content": "hi"}], chat_template=template, tokenize=False) == (
+        "1024 --- 2 42"
+    )

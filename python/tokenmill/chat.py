@@ -65,12 +65,17 @@ def _jinja() -> Any:
     return jinja2
 
 
+# What the sandbox's arithmetic may make (see `_compile`'s BoundedSandbox).
+LARGEST_POWER_BITS = 4096
+LARGEST_REPEAT = 1 << 20
+
+
 @functools.lru_cache(maxsize=32)
 def _compile(template: str) -> Any:
     """The template compiled in a sandbox with transformers' settings (cached: templates repeat)."""
     jinja2 = _jinja()
     from jinja2.ext import Extension, loopcontrols
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
     class Generation(Extension):
         """`{% generation %}...{% endgeneration %}` marks text the assistant wrote."""
@@ -101,7 +106,28 @@ def _compile(template: str) -> Any:
     def strftime_now(fmt: str) -> str:
         return datetime.now().strftime(fmt)
 
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[Generation, loopcontrols])
+    class BoundedSandbox(ImmutableSandboxedEnvironment):  # type: ignore[misc]
+        """The sandbox with arithmetic bounded by what a chat template could need: a power of
+        integers past `LARGEST_POWER_BITS` bits, or a string or list repeated past
+        `LARGEST_REPEAT` items, is refused (`10 ** (10 ** 8)` ran for ever, `'a' * 10**10` took
+        10 GB)."""
+
+        intercepted_binops = frozenset({"**", "*"})
+
+        def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+            def whole(x: Any) -> bool:
+                return isinstance(x, int) and not isinstance(x, bool)
+
+            if operator == "**" and whole(left) and whole(right) and abs(left) > 1 and right > 0:
+                if right * abs(left).bit_length() > LARGEST_POWER_BITS:
+                    raise SecurityError(f"{left} ** {right} is larger than a chat template needs")
+            if operator == "*":
+                for seq, times in ((left, right), (right, left)):
+                    if isinstance(seq, (str, list, tuple)) and whole(times) and len(seq) * times > LARGEST_REPEAT:
+                        raise SecurityError(f"a sequence of {len(seq)} repeated {times} times is too long")
+            return super().call_binop(context, operator, left, right)
+
+    env = BoundedSandbox(trim_blocks=True, lstrip_blocks=True, extensions=[Generation, loopcontrols])
     # Per thread: the same compiled template may render in several threads at once.
     env.generation_spans = threading.local()  # type: ignore[attr-defined]
     env.filters["tojson"] = tojson
@@ -126,6 +152,10 @@ def render(template: str, variables: Mapping[str, Any]) -> tuple[str, list[str] 
         raise
     except jinja2.TemplateError as e:
         raise TemplateError(f"the chat template failed: {e}") from None
+    except (ArithmeticError, AttributeError, LookupError, RecursionError, TypeError, ValueError) as e:
+        # Python's own failures inside the template (`content + 5`, `range(10**10)`, a macro
+        # calling itself, `tojson` of a cyclic value): the template's fault, said as such.
+        raise TemplateError(f"the chat template failed: {type(e).__name__}: {e}") from None
     finally:
         compiled.environment.generation_spans.spans = None
     return text, (spans if "{% generation" in template or "{%- generation" in template else None)
