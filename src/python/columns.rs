@@ -3,11 +3,11 @@
 //! one flat id buffer (what token shards are written from) with no Python int per token.
 
 use super::errors::to_py;
+use super::text::Text;
 use super::tokenizer::{special_set, CoreTokenizer};
 use super::train::WordCounter;
 use crate::error::{Error, Result};
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyBytes;
 
 /// The documents of a column: `data[offsets[i]..offsets[i + 1]]`, offsets little-endian of
@@ -102,7 +102,7 @@ impl CoreTokenizer {
     fn encode_flat<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<PyBackedStr>,
+        texts: Vec<Text>,
         allowed_special: &Bound<'_, PyAny>,
         disallowed_special: &Bound<'_, PyAny>,
         separator: Option<u32>,

@@ -2,12 +2,12 @@
 //! per-token Python object (the settings are `settings.rs`).
 
 use super::errors::to_py;
+use super::text::Text;
 use super::tokenizer::CoreTokenizer;
 use crate::error::Error;
 use crate::pipeline::postprocess::Encoding;
 use crate::tokenizer::Tokenizer;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyDict};
 use std::sync::Arc;
 
@@ -84,10 +84,7 @@ impl PyEncoding {
 }
 
 /// The inputs of a batch: first texts and, for pairs, second texts.
-fn pairs<'a>(
-    firsts: &'a [PyBackedStr],
-    seconds: &'a Option<Vec<PyBackedStr>>,
-) -> PyResult<Vec<(&'a str, Option<&'a str>)>> {
+fn pairs<'a>(firsts: &'a [Text], seconds: &'a Option<Vec<Text>>) -> PyResult<Vec<(&'a str, Option<&'a str>)>> {
     match seconds {
         None => Ok(firsts.iter().map(|a| (&**a, None)).collect()),
         Some(seconds) if seconds.len() == firsts.len() => {
@@ -119,8 +116,8 @@ impl CoreTokenizer {
     fn encode_for_model(
         &self,
         py: Python<'_>,
-        text: PyBackedStr,
-        pair: Option<PyBackedStr>,
+        text: Text,
+        pair: Option<Text>,
         add_special_tokens: bool,
     ) -> PyResult<PyEncoding> {
         let inner =
@@ -132,8 +129,8 @@ impl CoreTokenizer {
     fn encode_batch_for_model(
         &self,
         py: Python<'_>,
-        texts: Vec<PyBackedStr>,
-        pairs_: Option<Vec<PyBackedStr>>,
+        texts: Vec<Text>,
+        pairs_: Option<Vec<Text>>,
         add_special_tokens: bool,
         num_threads: Option<usize>,
     ) -> PyResult<Vec<PyEncoding>> {
@@ -153,8 +150,8 @@ impl CoreTokenizer {
     fn encode_batch_arrays<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<PyBackedStr>,
-        pairs_: Option<Vec<PyBackedStr>>,
+        texts: Vec<Text>,
+        pairs_: Option<Vec<Text>>,
         add_special_tokens: bool,
         num_threads: Option<usize>,
         wide: bool,

@@ -9,6 +9,7 @@ mod huggingface;
 mod inputs;
 mod sentencepiece;
 mod settings;
+mod text;
 mod tiktoken;
 mod tokenizer;
 mod train;

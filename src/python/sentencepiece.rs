@@ -2,13 +2,13 @@
 //! `save_sentencepiece` and the Hugging Face export need to write one back.
 
 use super::errors::to_py;
+use super::text::Text;
 use super::tokenizer::CoreTokenizer;
 use crate::cuts::CutPiece;
 use crate::error::Error;
 use crate::io::sentencepiece as sentencepiece_model;
 use crate::pipeline::precompiled_charsmap::PrecompiledCharsmap;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyBytes;
 use std::path::PathBuf;
 
@@ -33,41 +33,35 @@ impl CoreTokenizer {
 
     /// The pieces `encode_ordinary` gives, as (id, normalized text, start, end) with character
     /// offsets into `text` (for `tokenmill.sentencepiece`'s pieces and protos).
-    fn best_pieces(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<PieceTuple>> {
+    fn best_pieces(&self, py: Python<'_>, text: Text) -> PyResult<Vec<PieceTuple>> {
         let text: &str = &text;
         let pieces = py.detach(|| self.inner.best_pieces(text)).map_err(to_py)?;
         Ok(pieces.into_iter().map(piece_tuple).collect())
     }
 
     /// The `n` best cuts as pieces (see `best_pieces`) with their scores (Unigram).
-    fn nbest_pieces(&self, py: Python<'_>, text: PyBackedStr, n: usize) -> PyResult<Vec<(Vec<PieceTuple>, f32)>> {
+    fn nbest_pieces(&self, py: Python<'_>, text: Text, n: usize) -> PyResult<Vec<(Vec<PieceTuple>, f32)>> {
         let text: &str = &text;
         let cuts = py.detach(|| self.inner.nbest_pieces(text, n)).map_err(to_py)?;
         Ok(cuts.into_iter().map(|(pieces, score)| (pieces.into_iter().map(piece_tuple).collect(), score)).collect())
     }
 
     /// A sampled cut as pieces (see `best_pieces`) with its log-probability (Unigram).
-    fn sampled_pieces(
-        &self,
-        py: Python<'_>,
-        text: PyBackedStr,
-        alpha: f32,
-        seed: u64,
-    ) -> PyResult<(Vec<PieceTuple>, f64)> {
+    fn sampled_pieces(&self, py: Python<'_>, text: Text, alpha: f32, seed: u64) -> PyResult<(Vec<PieceTuple>, f64)> {
         let text: &str = &text;
         let (pieces, log_p) = py.detach(|| self.inner.sampled_pieces(text, alpha, seed)).map_err(to_py)?;
         Ok((pieces.into_iter().map(piece_tuple).collect(), log_p))
     }
 
     /// The entropy of sampling `text`'s cuts with `alpha` (Unigram).
-    fn entropy(&self, py: Python<'_>, text: PyBackedStr, alpha: f32) -> PyResult<f64> {
+    fn entropy(&self, py: Python<'_>, text: Text, alpha: f32) -> PyResult<f64> {
         let text: &str = &text;
         py.detach(|| self.inner.entropy(text, alpha)).map_err(to_py)
     }
 
     /// `text` normalized, and for each byte of it (and its end) the byte of `text` it is at, as
     /// SentencePiece's `normalize(..., with_offsets=True)` on bytes gives them.
-    fn normalize_aligned(&self, text: PyBackedStr) -> (String, Vec<u32>) {
+    fn normalize_aligned(&self, text: Text) -> (String, Vec<u32>) {
         let text: &str = &text;
         let (normalized, align) = self.inner.normalizer().apply_aligned(text);
         let normalizer = self.inner.normalizer();

@@ -2,6 +2,7 @@
 
 use super::callback::detach_reporting;
 use super::errors::to_py;
+use super::text::Text;
 use crate::io::serialize;
 use crate::models::bpe::{Bpe, BpeOptions};
 use crate::models::vocab::TokenKind;
@@ -11,7 +12,6 @@ use crate::tokenizer::{SpecialSet, Tokenizer};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyList, PyString};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -159,7 +159,7 @@ pub(super) fn special_set(value: &Bound<'_, PyAny>) -> PyResult<SpecialSet> {
 
 #[pymethods]
 impl CoreTokenizer {
-    fn encode_ordinary<'py>(&self, py: Python<'py>, text: PyBackedStr) -> PyResult<Bound<'py, PyList>> {
+    fn encode_ordinary<'py>(&self, py: Python<'py>, text: Text) -> PyResult<Bound<'py, PyList>> {
         let none = SpecialSet::none();
         let ids = self.encode_ids(py, &text, &none, &none)?;
         self.id_list(py, &ids)
@@ -198,7 +198,7 @@ impl CoreTokenizer {
     fn encode<'py>(
         &self,
         py: Python<'py>,
-        text: PyBackedStr,
+        text: Text,
         allowed_special: &Bound<'_, PyAny>,
         disallowed_special: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
@@ -217,7 +217,7 @@ impl CoreTokenizer {
     fn encode_batch<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<PyBackedStr>,
+        texts: Vec<Text>,
         allowed_special: &Bound<'_, PyAny>,
         disallowed_special: &Bound<'_, PyAny>,
         num_threads: Option<usize>,
@@ -389,7 +389,7 @@ impl CoreTokenizer {
     fn encode_to_bytes<'py>(
         &self,
         py: Python<'py>,
-        text: PyBackedStr,
+        text: Text,
         allowed_special: &Bound<'_, PyAny>,
         disallowed_special: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
@@ -515,7 +515,7 @@ impl CoreTokenizer {
     }
 
     /// The `n` best cuts of `text` with their scores (Unigram).
-    fn nbest(&self, py: Python<'_>, text: PyBackedStr, n: usize) -> PyResult<Vec<(Vec<u32>, f32)>> {
+    fn nbest(&self, py: Python<'_>, text: Text, n: usize) -> PyResult<Vec<(Vec<u32>, f32)>> {
         let text: &str = &text;
         py.detach(|| self.inner.nbest(text, n)).map_err(to_py)
     }
@@ -525,7 +525,7 @@ impl CoreTokenizer {
     fn encode_sampled(
         &self,
         py: Python<'_>,
-        text: PyBackedStr,
+        text: Text,
         alpha: f32,
         seed: u64,
         allowed_special: Option<&Bound<'_, PyAny>>,
@@ -538,11 +538,11 @@ impl CoreTokenizer {
     }
 
     /// `text` after normalization (what the pre-tokenizer sees).
-    fn normalize(&self, text: PyBackedStr) -> String {
+    fn normalize(&self, text: Text) -> String {
         self.inner.normalizer().apply(&text).into_owned()
     }
 
-    fn pre_tokenize(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<String>> {
+    fn pre_tokenize(&self, py: Python<'_>, text: Text) -> PyResult<Vec<String>> {
         let text: &str = &text;
         py.detach(|| self.inner.pre_tokenize(text)).map_err(to_py)
     }
@@ -577,7 +577,7 @@ impl CoreTokenizer {
 /// How many pieces a pre-tokenizer preset or regex cuts `texts` into (empty pieces not
 /// counted), on the pool's threads: counting words for tokens/word without a table of them.
 #[pyfunction]
-pub fn count_pieces(py: Python<'_>, pattern: &str, texts: Vec<PyBackedStr>) -> PyResult<u64> {
+pub fn count_pieces(py: Python<'_>, pattern: &str, texts: Vec<Text>) -> PyResult<u64> {
     use rayon::prelude::*;
     let pre = PreTokenizer::from_spec(pattern).map_err(to_py)?;
     let texts: Vec<&str> = texts.iter().map(|t| &**t).collect();
@@ -601,7 +601,7 @@ pub fn count_pieces(py: Python<'_>, pattern: &str, texts: Vec<PyBackedStr>) -> P
 
 /// The words in `texts` as tokens-per-word counts them (`crate::words`), on the pool's threads.
 #[pyfunction]
-pub fn count_words(py: Python<'_>, texts: Vec<PyBackedStr>) -> u64 {
+pub fn count_words(py: Python<'_>, texts: Vec<Text>) -> u64 {
     use rayon::prelude::*;
     let texts: Vec<&str> = texts.iter().map(|t| &**t).collect();
     py.detach(|| crate::util::threads::install(|| texts.par_iter().map(|text| crate::words::count_words(text)).sum()))
@@ -609,7 +609,7 @@ pub fn count_words(py: Python<'_>, texts: Vec<PyBackedStr>) -> u64 {
 
 /// Splits `text` with a pre-tokenizer preset or regex: `split("cl100k", "Hi there")`.
 #[pyfunction]
-pub fn split(py: Python<'_>, pattern: &str, text: PyBackedStr) -> PyResult<Vec<String>> {
+pub fn split(py: Python<'_>, pattern: &str, text: Text) -> PyResult<Vec<String>> {
     let pre = PreTokenizer::from_spec(pattern).map_err(to_py)?;
     let text: &str = &text;
     py.detach(|| pre.split(text).map(|v| v.into_iter().map(str::to_string).collect())).map_err(to_py)

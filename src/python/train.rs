@@ -2,6 +2,7 @@
 
 use super::callback::detach_reporting;
 use super::errors::to_py;
+use super::text::Text;
 use super::tokenizer::CoreTokenizer;
 use crate::error::Error;
 use crate::io::count::{WordCounts, WordSplitter};
@@ -12,7 +13,6 @@ use crate::pipeline::pretokenize::PreTokenizer;
 use crate::pipeline::special::SpecialTokens;
 use crate::tokenizer::Tokenizer;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -96,7 +96,7 @@ impl WordCounter {
     }
 
     /// Counts the words of a batch of texts (on all cores, without the GIL).
-    fn add_texts(&self, py: Python<'_>, texts: Vec<PyBackedStr>) -> PyResult<()> {
+    fn add_texts(&self, py: Python<'_>, texts: Vec<Text>) -> PyResult<()> {
         let texts: Vec<&str> = texts.iter().map(|t| &**t).collect();
         let counts = py.detach(|| self.count_texts(&texts)).map_err(to_py)?;
         self.absorb(counts);
@@ -221,7 +221,7 @@ impl WordCounter {
     }
 
     /// Adds words that are already split (no pre-tokenization) with their counts.
-    fn add_words(&self, words: Vec<(PyBackedStr, u64)>) {
+    fn add_words(&self, words: Vec<(Text, u64)>) {
         let mut more = WordCounts::default();
         for (word, count) in &words {
             if count > &0 {
