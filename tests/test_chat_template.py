@@ -261,3 +261,41 @@ def test_small_arithmetic_in_a_template_still_works() -> None:
     assert tok.apply_chat_template([{"role": "user", "content": "hi"}], chat_template=template, tokenize=False) == (
         "1024 --- 2 42"
     )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"truncation": True, "max_length": 8},
+        {"return_tensors": "np"},
+        {"return_tensors": "np", "return_dict": True},
+        {"tokenizer_kwargs": {"return_length": True}, "return_dict": True},
+    ],
+)
+def test_tokenizing_options_are_honoured_as_transformers_honours_them(pair, options: dict) -> None:  # type: ignore[no-untyped-def,type-arg]
+    import numpy as np
+
+    tok, fast = pair
+    chat, template = CHATS[0], BUILTIN_TEMPLATES["llama3"]
+    ours = tok.apply_chat_template(chat, chat_template=template, **options)
+    theirs = fast.apply_chat_template(chat, chat_template=template, **options)
+    if hasattr(theirs, "keys") and not options.get("return_dict"):
+        theirs = theirs["input_ids"]  # transformers 5 returns a dict unless told otherwise
+    if hasattr(theirs, "keys"):
+        assert sorted(ours) == sorted(k for k in theirs if k != "token_type_ids")
+        for key in ours:
+            assert np.asarray(ours[key]).tolist() == np.asarray(theirs[key]).tolist(), key
+    else:
+        assert type(ours) is type(theirs)
+        assert np.asarray(ours).tolist() == np.asarray(theirs).tolist()
+
+
+def test_messages_from_a_generator_and_tools_checked_as_transformers_checks_them(pair) -> None:  # type: ignore[no-untyped-def]
+    tok, _ = pair
+    chat = CHATS[0]
+    assert tok.apply_chat_template(iter(chat), chat_template="chatml", tokenize=False) == tok.apply_chat_template(
+        chat, chat_template="chatml", tokenize=False
+    )
+    for tools in ("get_weather", [5], {"type": "function"}):
+        with pytest.raises(tokenmill.ConfigError, match="tools should"):
+            tok.apply_chat_template(chat, chat_template="chatml", tools=tools)

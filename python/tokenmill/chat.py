@@ -224,6 +224,43 @@ def read_tokenizer_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     return out
 
 
+def _tokenizing(
+    padding: Any, truncation: Any, max_length: Any, return_tensors: Any, tokenizer_kwargs: Any
+) -> dict[str, Any] | None:
+    """The arguments for tokenizing the rendered chat as transformers passes them to the
+    tokenizer's call (None when none is given: the text is encoded as it is)."""
+    if tokenizer_kwargs is not None and not isinstance(tokenizer_kwargs, Mapping):
+        raise _core.ConfigError(f"tokenizer_kwargs must be a dict, not {type(tokenizer_kwargs).__name__}")
+    given = {"padding": padding, "truncation": truncation, "max_length": max_length, "return_tensors": return_tensors}
+    if all(v in (False, None) for v in given.values()) and not tokenizer_kwargs:
+        return None
+    return {**given, **(tokenizer_kwargs or {})}
+
+
+def _checked_tools(tools: Any) -> list[Any] | None:
+    """`tools` as transformers takes them: a list of JSON schemas (dicts), or of functions whose
+    schema transformers' `get_json_schema` reads from their signature and docstring."""
+    if tools is None:
+        return None
+    if isinstance(tools, (str, bytes, Mapping)) or not isinstance(tools, (list, tuple)):
+        raise _core.ConfigError("tools should be a list of JSON schemas (dicts) or of functions")
+    out = []
+    for tool in tools:
+        if isinstance(tool, Mapping):
+            out.append(tool)
+        elif callable(tool):
+            try:
+                from transformers.utils import get_json_schema
+            except ImportError:
+                raise _core.ConfigError("tools given as functions need transformers (get_json_schema)") from None
+            out.append(get_json_schema(tool))
+        else:
+            raise _core.ConfigError(
+                f"tools should either be a JSON schema (a dict) or a function, not {type(tool).__name__}"
+            )
+    return out
+
+
 def apply(
     tok: Tokenizer,
     messages: Sequence[Mapping[str, Any]],
@@ -236,10 +273,17 @@ def apply(
     documents: Sequence[Any] | None,
     return_dict: bool,
     return_assistant_mask: bool,
+    inputs: dict[str, Any] | None,
     template_kwargs: Mapping[str, Any],
 ) -> Any:
-    if isinstance(messages, (str, bytes)) or not all(isinstance(m, Mapping) for m in messages):
+    if isinstance(messages, (str, bytes, Mapping)) or not hasattr(messages, "__iter__"):
         raise _core.ConfigError("messages must be a list of dicts with 'role' and 'content'")
+    messages = list(messages)  # once: a generator is read here, not consumed by the check
+    if not all(isinstance(m, Mapping) for m in messages):
+        raise _core.ConfigError("messages must be a list of dicts with 'role' and 'content'")
+    tools = _checked_tools(tools)
+    if inputs is not None and return_assistant_mask:
+        raise _core.ConfigError("return_assistant_mask with padding, truncation or return_tensors is not supported")
     if add_generation_prompt and continue_final_message:
         raise _core.ConfigError("add_generation_prompt and continue_final_message cannot both be set")
     template = resolve_template(tok, chat_template, tools)
@@ -257,6 +301,10 @@ def apply(
         text = text[:end]
     if not tokenize:
         return text
+    if inputs is not None:
+        # As transformers: the tokenizer's call on the rendered text, no special tokens added.
+        encoded = tok(text, add_special_tokens=False, **inputs)
+        return encoded if return_dict else encoded["input_ids"]
     if return_assistant_mask:
         # As transformers: the rendered chat is tokenized without the tokenizer's own truncation
         # and padding (the template already holds the special tokens), offsets for the mask.
@@ -316,6 +364,12 @@ class ChatMethods:
         documents: Sequence[Any] | None = None,
         return_dict: bool = False,
         return_assistant_mask: bool = False,
+        padding: bool | str = False,
+        truncation: bool | str = False,
+        max_length: int | None = None,
+        return_tensors: str | None = None,
+        tokenizer_kwargs: Mapping[str, Any] | None = None,
+        return_assistant_tokens_mask: bool | None = None,
         **template_kwargs: Any,
     ) -> Any:
         """Renders a chat with the model's own Jinja template (from `tokenizer_config.json`, or
@@ -339,7 +393,11 @@ class ChatMethods:
             tools=tools,
             documents=documents,
             return_dict=_checks.flag("return_dict", return_dict),
-            return_assistant_mask=_checks.flag("return_assistant_mask", return_assistant_mask),
+            return_assistant_mask=_checks.flag(
+                "return_assistant_mask",
+                return_assistant_mask if return_assistant_tokens_mask is None else return_assistant_tokens_mask,
+            ),
+            inputs=_tokenizing(padding, truncation, max_length, return_tensors, tokenizer_kwargs),
             template_kwargs=template_kwargs,
         )
 
