@@ -296,3 +296,22 @@ def test_counting_without_numpy_gives_the_same(monkeypatch, multilingual_text: s
     with_numpy = count_ids(tok, texts), token_lengths(tok, texts)
     monkeypatch.setitem(sys.modules, "numpy", None)  # `import numpy` now raises ImportError
     assert (count_ids(tok, texts), token_lengths(tok, texts)) == with_numpy
+
+
+def test_count_reports_a_files_own_bytes_and_how_many_are_not_utf8(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import random
+
+    from tokenmill.analysis import count_tokens
+
+    rng = random.Random(3)
+    data = bytes(rng.choice([0x61, 0x20, 0xFF, 0xC3, 0xA9, 0xE2, 0x82]) for _ in range(20_000))
+    path = tmp_path / "mixed.txt"
+    path.write_bytes(data)
+    text = data.decode("utf-8", "replace")
+    valid = len(text.encode("utf-8")) - 3 * text.count("\ufffd")
+    tok = tokenmill.train_bpe(iter(["a é a"]), vocab_size=260)
+    report = count_tokens(tok, [path])
+    (row,) = report.rows
+    assert row.bytes == len(data) and row.invalid_bytes == len(data) - valid > 0
+    assert row.tokens == len(tok.encode_ordinary(text))
+    assert f"mixed.txt: {len(data) - valid} of its bytes are not UTF-8" in report.format()

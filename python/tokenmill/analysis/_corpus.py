@@ -13,7 +13,9 @@ from __future__ import annotations
 import codecs
 import os
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Union
 
@@ -60,10 +62,33 @@ def corpus_groups(corpus: CorpusArg) -> dict[str, Batches]:
     return out
 
 
+@dataclass
+class ReadStats:
+    """What reading a group's files found: their bytes, and how many of those were not UTF-8
+    (read as U+FFFD, which is three bytes of text, so the text's length is not the files')."""
+
+    bytes: int = 0
+    invalid: int = 0
+
+
+class FileBatches:
+    """Batches of a group of files (a `Batches`), counting what it reads in `stats` (reset on
+    each call)."""
+
+    def __init__(self, files: list[Path]) -> None:
+        self.files = files
+        self.stats = ReadStats()
+
+    def __call__(self) -> Iterator[list[str]]:
+        self.stats = ReadStats()
+        return (
+            batch for f in self.files for batch in batched_by_size(read_documents(f, stats=self.stats), BATCH_BYTES)
+        )
+
+
 def _group(name: str, group: GroupArg) -> Batches:
     if isinstance(group, (str, os.PathLike)):
-        files = expand_paths([group])
-        return lambda: (batch for f in files for batch in _file_batches(f)())
+        return FileBatches(expand_paths([group]))
     if isinstance(group, Iterable) and not isinstance(group, bytes):
         texts = list(group)
         if not all(isinstance(t, str) for t in texts):
@@ -73,22 +98,44 @@ def _group(name: str, group: GroupArg) -> Batches:
 
 
 def _file_batches(path: Path) -> Batches:
-    def batches() -> Iterator[list[str]]:
-        return batched_by_size(read_documents(path), BATCH_BYTES)
-
-    return batches
+    return FileBatches([path])
 
 
-def read_documents(path: str | os.PathLike[str], size: int = DOCUMENT_SIZE) -> Iterator[str]:
+# The `ReadStats` the decoding under way in this thread counts invalid bytes into.
+_reading = threading.local()
+
+
+def _count_invalid(error: UnicodeError) -> tuple[str, int]:
+    """The "replace" handler (one U+FFFD per maximal invalid sequence), counting the bytes."""
+    assert isinstance(error, UnicodeDecodeError)
+    stats = getattr(_reading, "stats", None)
+    if stats is not None:
+        stats.invalid += error.end - error.start
+    return "\ufffd", error.end
+
+
+codecs.register_error("tokenmill.count-invalid", _count_invalid)
+
+
+def read_documents(
+    path: str | os.PathLike[str], size: int = DOCUMENT_SIZE, stats: ReadStats | None = None
+) -> Iterator[str]:
     """The text of a file (UTF-8; invalid bytes become U+FFFD) in documents of about `size`
-    characters, cut only where encoding the pieces equals encoding the whole."""
-    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    characters, cut only where encoding the pieces equals encoding the whole; `stats` counts
+    the bytes read and those that were not UTF-8."""
+    decoder = codecs.getincrementaldecoder("utf-8")("tokenmill.count-invalid")
     pending = ""
     try:
         with open(path, "rb") as f:
             while True:
                 block = f.read(BATCH_BYTES)
-                pending += decoder.decode(block, final=not block)
+                _reading.stats = stats
+                try:
+                    pending += decoder.decode(block, final=not block)
+                finally:
+                    _reading.stats = None
+                if stats is not None:
+                    stats.bytes += len(block)
                 # Cut by index and slice the rest once per block: slicing after every document
                 # would copy the block over and over.
                 start = 0

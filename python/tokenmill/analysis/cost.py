@@ -26,6 +26,8 @@ class TokenCount:
     tokens: int
     cost: float | None
     """tokens × price per million / 10⁶ (None without a price)."""
+    invalid_bytes: int = 0
+    """Bytes of the group's files that were not UTF-8 (counted as U+FFFD)."""
 
 
 @dataclass
@@ -57,7 +59,9 @@ class TokenCountReport:
         for name, total in self.totals.items():
             size = sum(r.bytes for r in self.rows if r.tokenizer == name)
             body.append([name, "total", size, total] + ([_money(self.total_costs[name])] if priced else []))
-        return format_table(columns, body)
+        notes = {r.group: r.invalid_bytes for r in self.rows if r.invalid_bytes}
+        said = "".join(f"\n{group}: {n} of its bytes are not UTF-8 (read as U+FFFD)" for group, n in notes.items())
+        return format_table(columns, body) + said
 
 
 def _money(x: float | None) -> str:
@@ -91,7 +95,11 @@ def count_tokens(
             size += sum(len(t.encode("utf-8", "surrogatepass")) for t in batch)
             for name, tok in toks.items():
                 tokens[name] += sum(token_lengths(tok, batch, num_threads=num_threads))
-        rows.extend(TokenCount(name, group, size, n, cost(n)) for name, n in tokens.items())
+        # Files: their own bytes, not the decoded text's (an invalid byte reads as 3-byte U+FFFD).
+        stats = getattr(batches, "stats", None)
+        invalid = stats.invalid if stats is not None else 0
+        size = stats.bytes if stats is not None else size
+        rows.extend(TokenCount(name, group, size, n, cost(n), invalid) for name, n in tokens.items())
     rows.sort(key=lambda r: list(toks).index(r.tokenizer))
     totals = {name: sum(r.tokens for r in rows if r.tokenizer == name) for name in toks}
     return TokenCountReport(rows, totals, {n: cost(t) for n, t in totals.items()}, price_per_million)
