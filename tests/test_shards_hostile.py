@@ -166,3 +166,32 @@ def test_resuming_over_a_damaged_manifest_is_a_format_error(made: tuple[Path, An
     tok = tokenmill.train_bpe(iter(["the quick brown fox"]), vocab_size=270, special_tokens=["<|endoftext|>"])
     with pytest.raises(FormatError, match=r"shards\[2\] must be an object"):
         encode_corpus(iter(["a"]), tok, out, show_progress=False)
+
+
+def test_a_killed_runs_temporary_files_are_removed_on_resume(made: tuple[Path, Any], tmp_path: Path) -> None:
+    """Temporary files of a writer that is gone (SIGKILL), untouched for a while, are removed
+    when the next run starts — those of shards kept on resume and of the manifest included; a
+    recent one (perhaps a live writer on another machine) and other files stay."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    out = copy(made, tmp_path)
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    gone, old = child.pid, time.time() - 3600
+    stale = [out / f".00000.bin.{gone}.0badf00d.tmp", out / f".00001.cu.idx.{gone}.1badf00d.tmp"]
+    stale.append(out / f".manifest.json.{gone}.2badf00d.tmp")
+    kept = [out / f".00000.idx.{gone}.3badf00d.tmp", out / f".notes.txt.{gone}.4badf00d.tmp"]
+    for p in stale + kept:
+        p.write_bytes(b"partial")
+    for p in stale + kept[1:]:
+        os.utime(p, (old, old))
+    tok = tokenmill.train_bpe(
+        iter(["the quick brown fox jumps over the lazy dog " * 50]), vocab_size=300, special_tokens=["<|endoftext|>"]
+    )
+    docs = [f"document {i}: " + "the fox " * i for i in range(40)]
+    encode_corpus(iter(docs), tok, out, sequence_length=LENGTH, documents_per_shard=25, show_progress=False)
+    assert not any(p.exists() for p in stale) and all(p.exists() for p in kept)
+    assert read_everything(out) == made[1]

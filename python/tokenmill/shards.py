@@ -215,10 +215,17 @@ def prepare_output(output_dir: str | os.PathLike[str], settings: Settings, overw
         for f in out.iterdir():
             if f.name == MANIFEST or _SHARD_FILE.fullmatch(f.name):
                 f.unlink()
+    # Temporary files a killed run left, of every shard (a shard kept on resume is never
+    # written again, so its writer would not see them) and of the manifest.
+    for name in {m.group(1) for f in out.iterdir() if (m := _TEMP_OF.fullmatch(f.name))}:
+        if name == MANIFEST or _SHARD_FILE.fullmatch(name):
+            remove_stale_temp_files(out / name)
     return out
 
 
 _SHARD_FILE = re.compile(r"[0-9]{5,}(?:\.cu)?\.(?:bin|idx)")
+# A temporary file's name: `.NAME.PID.NONCE.tmp` (see `tokenmill._files.temp_name`).
+_TEMP_OF = re.compile(r"\.(.+)\.[0-9]+\.[0-9a-f]{8}\.tmp")
 
 
 def read_manifest(out: Path, settings: Settings | None = None) -> dict[str, Any] | None:
