@@ -143,6 +143,35 @@ def test_a_cluster_that_cannot_be_reached(ray_cluster, shards):
         count_words_on_ray(shards / "part0.txt", address="nowhere")
 
 
+@pytest.mark.parametrize("answer", [b"", b"HTTP/1.1 400 Bad Request\r\n\r\n"])
+def test_a_server_that_is_not_ray_is_refused_within_seconds(shards, answer: bytes) -> None:  # type: ignore[no-untyped-def]
+    """Something else listening at the address (silent, or an HTTP/1.1 server): refused in
+    seconds, where ray.init waited minutes for a handshake."""
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        with conn:
+            conn.recv(1024)
+            if answer:
+                conn.sendall(answer)
+            time.sleep(3 if not answer else 0)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    start = time.monotonic()
+    try:
+        with pytest.raises(ConfigError, match=f"127.0.0.1:{port} accepts connections but is not a Ray cluster"):
+            count_words_on_ray(shards / "part0.txt", address=f"127.0.0.1:{port}")
+    finally:
+        server.close()
+        thread.join(timeout=15)
+    assert time.monotonic() - start < 15
+
+
 def test_word_counts_travel_through_the_object_store(ray_cluster, stdlib_text):
     import ray
 

@@ -74,11 +74,36 @@ def _check_reachable(address: str) -> None:
         else:
             raise _core.ConfigError(f"Ray address {address!r}: expected host:port, ray://host:port or auto")
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=_CONNECT_TIMEOUT_SECONDS):
-            pass
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=_CONNECT_TIMEOUT_SECONDS) as conn:
+            speaks_grpc = _answers_http2(conn)
     except OSError as e:
         reason = e.strerror or str(e) or type(e).__name__
         raise _core.ConfigError(f"cannot reach the Ray cluster at {address}: {reason}") from None
+    if not speaks_grpc:
+        # ray.init would wait minutes for a handshake that never comes.
+        raise _core.ConfigError(f"{address} accepts connections but is not a Ray cluster (it does not speak gRPC)")
+
+
+# HTTP/2's client preface and an empty SETTINGS frame: a gRPC server (Ray's GCS, or its client
+# server behind ray://) answers with a SETTINGS frame of its own.
+_HTTP2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+
+
+def _answers_http2(conn: socket.socket) -> bool:
+    """Whether the server on `conn` answers HTTP/2's preface with a SETTINGS frame (frame type
+    4, the fourth byte of the 9-byte frame header) within the connect timeout."""
+    conn.settimeout(_CONNECT_TIMEOUT_SECONDS)
+    try:
+        conn.sendall(_HTTP2_HELLO)
+        header = b""
+        while len(header) < 9:
+            chunk = conn.recv(9 - len(header))
+            if not chunk:
+                return False
+            header += chunk
+    except (TimeoutError, OSError):
+        return False
+    return header[3] == 4
 
 
 class TaskError(Exception):
