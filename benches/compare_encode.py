@@ -7,7 +7,8 @@ By default each encoder's best of 5 passes over the same documents (caches warm)
 `--first-pass`, one pass over text none has seen, as when streaming a corpus.
 
 Build tokenmill in release mode first (`pip install .`). Peers that are not installed are
-skipped: tiktoken, tokenizers (Hugging Face), quicktok-v1, bpe-openai. The vocabulary files come
+skipped: tiktoken, tokenizers (Hugging Face), quicktok-v1, bpe-openai, gigatoken (timed against
+tokenmill's `encode_to_numpy`: both return NumPy arrays). The vocabulary files come
 from PyPI packages: bpe-openai (cl100k, o200k) and quicktok-v1 (llama3, qwen3: the open models'
 ranks and special tokens; their own split patterns from `tokenizer.json`).
 """
@@ -49,7 +50,15 @@ def vocabulary_file(encoding: str) -> Path:
     return out
 
 
-RUN_ORDER = ["tokenmill", "quicktok-v1", "bpe-openai", "tiktoken", "hf-tokenizers"]
+RUN_ORDER = [
+    "tokenmill",
+    "tokenmill (array)",
+    "gigatoken (array)",
+    "quicktok-v1",
+    "bpe-openai",
+    "tiktoken",
+    "hf-tokenizers",
+]
 
 
 def load_tokenizer(encoding: str, pattern: str | None = None) -> tokenmill.Tokenizer:
@@ -111,7 +120,27 @@ def peers(encoding: str, tok: tokenmill.Tokenizer, pattern: str | None) -> dict[
         found["bpe-openai"] = bpe_openai.get_encoding(encoding).encode_ordinary
     except ImportError:
         pass
+    try:
+        import gigatoken
+        import numpy  # noqa: F401  (both array encoders return NumPy arrays)
+
+        if encoding in ("cl100k_base", "o200k_base"):
+            giga = gigatoken.Tokenizer.from_tiktoken(str(vocabulary_file(encoding)), pretokenizer=encoding[:-5])
+        else:  # the open models from the tokenizer.json tokenmill writes (their own split pattern)
+            path = Path(tempfile.gettempdir()) / f"tokenmill-bench-{encoding}.json"
+            tok.to_huggingface(path)
+            giga = gigatoken.Tokenizer(str(path))
+        # The same output mode on both sides: a NumPy array of ids per document.
+        found["tokenmill (array)"] = tok.encode_to_numpy
+        found["gigatoken (array)"] = giga.encode
+    except ImportError:
+        pass
     return found
+
+
+def _ids(out: object) -> list[int]:
+    """A list of ids from an encoder's output (a list, or an array)."""
+    return out if isinstance(out, list) else [int(i) for i in out]  # type: ignore[attr-defined]
 
 
 def throughputs(
@@ -185,7 +214,7 @@ def main() -> None:
     else:
         rates, paired = throughputs(encoders, docs, total, args.repeat)
     for name, encode in encoders.items():
-        exact = all(encode(d) == e for d, e in zip(docs, expected, strict=True))
+        exact = all(_ids(encode(d)) == e for d, e in zip(docs, expected, strict=True))
         print(f"  {name:<14} {rates[name]:7.1f} MB/s  {'exact' if exact else 'DIFFERS from tiktoken'}")
     # The same rounds time a control: SHA-256 over 64 MB on 1 and 2 threads (hashlib releases
     # the GIL), work that shares nothing between threads. What it reaches is what this machine
@@ -214,6 +243,9 @@ def main() -> None:
     )
     ours = rates["tokenmill"]
     print("  tokenmill / peer: " + ", ".join(f"{n} {ours / r:.2f}x" for n, r in rates.items() if n != "tokenmill"))
+    if "gigatoken (array)" in rates:
+        arrays = rates["tokenmill (array)"] / rates["gigatoken (array)"]
+        print(f"  tokenmill / gigatoken, arrays both: {arrays:.2f}x")
     if paired:
         print(
             "  tokenmill / peer, median of per-round ratios: "
