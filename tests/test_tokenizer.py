@@ -187,3 +187,16 @@ def test_import_leaves_wordpiece_and_unigram_trainers_until_used() -> None:
         "['tokenmill.formats.wordpiece', 'tokenmill.training_unigram', 'tokenmill.training_wordpiece']",
         "module 'tokenmill' has no attribute 'no_such_name'",
     ]
+
+
+def test_decode_takes_any_sequence_of_ids_and_a_list_as_it_is() -> None:
+    import numpy as np
+
+    tok = tokenmill.train_bpe(iter(["hello world, héllo"]), vocab_size=270)
+    ids = tok.encode("hello world, héllo")
+    text = tok.decode(ids)
+    assert text == "hello world, héllo"
+    assert tok.decode(tuple(ids)) == tok.decode(iter(ids)) == tok.decode(np.array(ids, dtype=np.uint32)) == text
+    assert tok.decode_bytes(ids) == tok.decode_bytes(i for i in ids) == text.encode()
+    with pytest.raises(tokenmill.TokenIdError):
+        tok.decode([*ids, 10**6])
