@@ -44,6 +44,28 @@ fn recognise(token: &str, allowed: &SpecialSet, disallowed: &SpecialSet) -> Resu
     }
 }
 
+/// Cuts `text` at the tokens of `specials` that `recognise` makes tokens under `sets`
+/// (allowed, disallowed): their ids go to `out`, the text between them to `encode`.
+fn each_segment(
+    specials: &SpecialTokens,
+    text: &str,
+    (allowed, disallowed): (&SpecialSet, &SpecialSet),
+    out: &mut Vec<u32>,
+    encode: &mut (impl FnMut(&str, &mut Vec<u32>) -> Result<()> + ?Sized),
+) -> Result<()> {
+    specials.for_each_segment(
+        text,
+        |token| recognise(token, allowed, disallowed),
+        |segment| match segment {
+            Segment::Text(t) => encode(t, out),
+            Segment::Special { id, .. } => {
+                out.push(id);
+                Ok(())
+            }
+        },
+    )
+}
+
 /// The most n-best work one call may ask for, in cuts × bytes of text.
 pub(crate) const NBEST_BUDGET: usize = 1 << 24;
 
@@ -273,9 +295,11 @@ impl Tokenizer {
         check: &mut dyn FnMut() -> Result<()>,
     ) -> Result<Vec<u32>> {
         let mut out = Vec::with_capacity(text.len() / 3);
-        // Not on one of the pool's threads: a batch already keeps them busy.
-        let threads = if rayon::current_thread_index().is_none() { crate::util::threads::count() } else { 1 };
-        let in_parts = threads > 1 && text.len() >= crate::long_text::PARALLEL_TEXT && self.encodes_in_parts();
+        // Long texts only (asking the pool its size takes a lock), and not on one of the pool's
+        // threads: a batch already keeps them busy.
+        let long = text.len() >= crate::long_text::PARALLEL_TEXT && rayon::current_thread_index().is_none();
+        let threads = if long && self.encodes_in_parts() { crate::util::threads::count() } else { 1 };
+        let in_parts = threads > 1;
         self.for_each_segment(text, allowed, disallowed, &mut out, &mut |t, out| {
             if in_parts && t.len() >= crate::long_text::PARALLEL_TEXT {
                 return self.encode_in_parts(t, threads, out, check);
@@ -299,17 +323,7 @@ impl Tokenizer {
         if self.splitter.specials.is_empty() || (none(allowed) && none(disallowed)) {
             return encode_text(text, out);
         }
-        self.splitter.specials.for_each_segment(
-            text,
-            |token| recognise(token, allowed, disallowed),
-            |segment| match segment {
-                Segment::Text(t) => encode_text(t, out),
-                Segment::Special { id, .. } => {
-                    out.push(id);
-                    Ok(())
-                }
-            },
-        )
+        each_segment(&self.splitter.specials, text, (allowed, disallowed), out, encode_text)
     }
 
     /// Encodes a stretch of text between special tokens; `at_start`: it starts the input.
@@ -354,17 +368,7 @@ impl Tokenizer {
         let (Some(after), Some((allowed, disallowed))) = (self.splitter.specials.after_normalizing(), specials) else {
             return encode(normalized, out);
         };
-        after.for_each_segment(
-            normalized,
-            |token| recognise(token, allowed, disallowed),
-            |segment| match segment {
-                Segment::Text(t) => encode(t, out),
-                Segment::Special { id, .. } => {
-                    out.push(id);
-                    Ok(())
-                }
-            },
-        )
+        each_segment(after, normalized, (allowed, disallowed), out, encode)
     }
 
     /// Encodes one pre-tokenized piece through the piece cache; `carry` goes from piece to piece

@@ -120,10 +120,11 @@ def without_surrogates(text: str) -> str:
 
 
 def input_text(value: object) -> str:
-    """A text to encode: a str, its lone surrogates (if any) as U+FFFD."""
+    """A text to encode: a str (its lone surrogates become U+FFFD where it enters the core,
+    `src/python/text.rs`)."""
     if not isinstance(value, str):
         raise _core.ConfigError(f"expected a str, got {type(value).__name__}")
-    return without_surrogates(value) if has_surrogates(value) else value
+    return value
 
 
 def threads(num_threads: int | None) -> int | None:

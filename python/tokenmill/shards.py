@@ -57,7 +57,6 @@ from pathlib import Path
 from typing import Any
 
 from tokenmill import _checks, _core, shard_checks
-from tokenmill._checks import without_surrogates
 from tokenmill._files import remove_stale_temp_files, temp_name, write_atomically
 from tokenmill.columns import DEFAULT_COLUMN, arrow_batches, column_buffers, is_parquet, parquet_batches
 from tokenmill.corpus import batched_by_size, document_text, resolve_files, text_batches
@@ -398,10 +397,7 @@ def encode_batch(tokenizer: Tokenizer, batch: Any, settings: Settings, num_threa
     core = tokenizer._core
     args = (settings.allowed_special, frozenset(), settings.end_of_document, settings.id_width, num_threads)
     if isinstance(batch, list):
-        try:
-            return core.encode_flat(batch, *args)
-        except UnicodeEncodeError:
-            return core.encode_flat([without_surrogates(t) for t in batch], *args)
+        return core.encode_flat(batch, *args)
     data, offsets, width = column_buffers(batch)
     return core.encode_column(data, offsets, width, *args)
 

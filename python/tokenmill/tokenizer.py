@@ -123,13 +123,9 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
                 raise _core.ConfigError("alpha and seed choose how a cut is sampled: pass sample=True as well")
             alpha, seed = self._sampling_args(0.1 if alpha is None else alpha, seed)
             allowed_special, disallowed_special = self._special_args(text, allowed_special, disallowed_special)
-            text = _checks.without_surrogates(text)
             return self._core.encode_sampled(text, alpha, seed, allowed_special, disallowed_special)
         allowed_special, disallowed_special = self._special_args(text, allowed_special, disallowed_special)
-        try:
-            return self._core.encode(text, allowed_special, disallowed_special)
-        except UnicodeEncodeError:
-            return self._core.encode(_checks.without_surrogates(text), allowed_special, disallowed_special)
+        return self._core.encode(text, allowed_special, disallowed_special)
 
     def _special_args(
         self, text: str, allowed: SpecialArg | None, disallowed: SpecialArg | None
@@ -185,7 +181,7 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
         [12, 931, 87]
         """
         alpha, seed = self._sampling_args(alpha, seed)
-        return self._core.encode_sampled(_checks.without_surrogates(text), alpha, seed)
+        return self._core.encode_sampled(text, alpha, seed)
 
     def _sampling_args(self, alpha: object, seed: object) -> tuple[float, int]:
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not math.isfinite(alpha) or alpha < 0:
@@ -208,7 +204,7 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
         [[151], [23, 87]]
         """
         n = _checks.count("n", n, minimum=1, maximum=1024)
-        return self._core.nbest(_checks.without_surrogates(text), n)
+        return self._core.nbest(text, n)
 
     def token_kind(self, token_id: int) -> str:
         """What token `token_id` is: ``"normal"``, ``"special"`` (matched in text), ``"control"``
@@ -232,14 +228,11 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
     def normalize(self, text: str) -> str:
         """`text` after the normalizer: what the pre-tokenizer sees (SentencePiece models: with
         `▁` for spaces, as `SentencePieceProcessor.normalize` gives it)."""
-        return self._core.normalize(_checks.without_surrogates(text))
+        return self._core.normalize(text)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encodes `text`, treating special-token text as ordinary text."""
-        try:
-            return self._core.encode_ordinary(text)
-        except UnicodeEncodeError:
-            return self._core.encode_ordinary(_checks.without_surrogates(text))
+        return self._core.encode_ordinary(text)
 
     def encode_batch(
         self,
@@ -260,11 +253,7 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
         if others:
             for text in texts:
                 _refuse_named(text, others)
-        try:
-            return self._core.encode_batch(texts, allowed_special, disallowed_special, num_threads)
-        except UnicodeEncodeError:
-            texts = [_checks.without_surrogates(t) for t in texts]
-            return self._core.encode_batch(texts, allowed_special, disallowed_special, num_threads)
+        return self._core.encode_batch(texts, allowed_special, disallowed_special, num_threads)
 
     def encode_ordinary_batch(self, texts: Sequence[str], *, num_threads: int | None = None) -> list[list[int]]:
         """`encode_ordinary` over many texts on Rust threads."""
@@ -281,10 +270,7 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
         import numpy as np
 
         allowed_special, disallowed_special = self._special_args(text, allowed_special, disallowed_special)
-        try:
-            raw = self._core.encode_to_bytes(text, allowed_special, disallowed_special)
-        except UnicodeEncodeError:
-            raw = self._core.encode_to_bytes(_checks.without_surrogates(text), allowed_special, disallowed_special)
+        raw = self._core.encode_to_bytes(text, allowed_special, disallowed_special)
         return np.frombuffer(raw, dtype="<u4")
 
     def tokenize(self, text: str) -> list[str]:

@@ -44,6 +44,17 @@ pub(crate) fn encode_through_cache<M: PieceModel + ?Sized>(
     }
 }
 
+/// Byte ranges of tokens `lens` long, each right after the one before.
+pub(crate) fn spans_one_after_another(lens: Vec<usize>) -> Vec<(usize, usize)> {
+    let mut at = 0;
+    lens.into_iter()
+        .map(|len| {
+            at += len;
+            (at - len, at)
+        })
+        .collect()
+}
+
 /// What the pipeline asks of a subword model.
 pub trait PieceModel {
     fn vocab(&self) -> &Vocab;
@@ -73,12 +84,7 @@ pub trait PieceModel {
     /// Where in `piece` each of its `ids` lies, as byte ranges: by default one after another
     /// (`piece_lens`). A model that places tokens otherwise says so here.
     fn piece_spans(&self, piece: &str, ids: &[u32], carry: f32) -> Option<Vec<(usize, usize)>> {
-        let mut at = 0;
-        let spans = self.piece_lens(piece, ids, carry)?.into_iter().map(|len| {
-            at += len;
-            (at - len, at)
-        });
-        Some(spans.collect())
+        self.piece_lens(piece, ids, carry).map(spans_one_after_another)
     }
 
     /// The decoder that suits this model, given how the text is normalized and pre-tokenized.

@@ -338,17 +338,21 @@ mod tests {
         assert_eq!(trie.max_len(), 3);
     }
 
-    /// Random keys over bytes that include 0 and 255 (a leaf's walk on byte 0 must not step
-    /// into the root), many sharing prefixes, against a scan of all keys.
-    #[test]
-    fn random_keys_agree_with_a_scan() {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
+    /// A small deterministic random number generator for the tests.
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             state
-        };
+        }
+    }
+
+    /// Random keys over bytes that include 0 and 255 (a leaf's walk on byte 0 must not step
+    /// into the root), many sharing prefixes, against a scan of all keys.
+    #[test]
+    fn random_keys_agree_with_a_scan() {
+        let mut next = xorshift(0x2545_F491_4F6C_DD1D);
         let alphabet = [0u8, 1, 2, 97, 98, 0x80, 0xE3, 255];
         for round in 0..20 {
             let n_keys = 1 + (next() % 3000) as usize;
@@ -379,13 +383,7 @@ mod tests {
     /// Past what narrow units address, the text trie is built wide, and finds the same keys.
     #[test]
     fn a_trie_too_large_for_narrow_units_is_wide() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
         // Random 16-letter keys share little past their first three, so each adds about 13 units:
         // past 2^22 in all.
         let keys: Vec<String> =

@@ -145,10 +145,7 @@ class Encoding:
         [15339, 220, 100257]
         """
         allowed, disallowed = self._special_args(text, allowed_special, disallowed_special)
-        try:
-            return self._core.encode(text, allowed, disallowed)
-        except UnicodeEncodeError:
-            return self._core.encode(without_surrogates(text), allowed, disallowed)
+        return self._core.encode(text, allowed, disallowed)
 
     def encode_to_numpy(
         self,
@@ -161,10 +158,7 @@ class Encoding:
         import numpy as np
 
         allowed, disallowed = self._special_args(text, allowed_special, disallowed_special)
-        try:
-            raw = self._core.encode_to_bytes(text, allowed, disallowed)
-        except UnicodeEncodeError:
-            raw = self._core.encode_to_bytes(without_surrogates(text), allowed, disallowed)
+        raw = self._core.encode_to_bytes(text, allowed, disallowed)
         return np.frombuffer(raw, dtype=np.uint32)
 
     def encode_ordinary_batch(self, text: list[str], *, num_threads: int = 8) -> list[list[int]]:
@@ -191,10 +185,7 @@ class Encoding:
                 _check_disallowed(one, searched)
         if not texts:
             return []
-        try:
-            return self._core.encode_batch(texts, allowed, disallowed, num_threads)
-        except UnicodeEncodeError:
-            return self._core.encode_batch([without_surrogates(t) for t in texts], allowed, disallowed, num_threads)
+        return self._core.encode_batch(texts, allowed, disallowed, num_threads)
 
     def encode_with_unstable(
         self,

@@ -326,12 +326,7 @@ impl super::PieceModel for Bpe {
         if self.drops_bytes && piece.bytes().any(|b| self.byte_ids[b as usize] == u32::MAX) {
             return self.spans_without_lacking_bytes(piece.as_bytes(), ids);
         }
-        let mut at = 0;
-        let spans = Bpe::piece_lens(self, piece, ids)?.into_iter().map(|len| {
-            at += len;
-            (at - len, at)
-        });
-        Some(spans.collect())
+        Bpe::piece_lens(self, piece, ids).map(super::spans_one_after_another)
     }
     /// SentencePiece BPE spells spaces as `▁`; an end-of-word suffix stands for a space (or
     /// nothing, where the pieces kept their whitespace); otherwise tokens are bytes.
