@@ -1,7 +1,8 @@
 """`tokenizer.json` files with any field of any component replaced by a value of another shape
 (or removed): loading and using them gives a tokenmill error naming the file — never an
 `AttributeError`, `TypeError`, `KeyError` or other bare exception from inside a reader. Files of
-every family, built here with `tokenizers`."""
+every family, built here with `tokenizers`. Each file is loaded in a child with memory and time
+limits, so a crash or a hang fails the test instead of the run."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bounded import bounded, expect_clean
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
@@ -82,6 +84,11 @@ def test_any_field_any_value_is_a_tokenmill_error_or_works(
         node[path[-1]] = value
     file = tmp_path / "tokenizer.json"
     file.write_text(json.dumps(doc), "utf-8")
+    expect_clean(bounded(_load_and_use, file), (tokenmill.TokenmillError,), (path, value, remove))
+
+
+def _load_and_use(file: Path) -> None:
+    """Run in a bounded child: a load error names the file; whatever loads can be used."""
     try:
         tok = tokenmill.Tokenizer.from_huggingface(file)
     except tokenmill.TokenmillError as e:

@@ -65,17 +65,14 @@ def _jinja() -> Any:
     return jinja2
 
 
-# What the sandbox's arithmetic may make (see `_compile`'s BoundedSandbox).
-LARGEST_POWER_BITS = 4096
-LARGEST_REPEAT = 1 << 20
-
-
 @functools.lru_cache(maxsize=32)
 def _compile(template: str) -> Any:
-    """The template compiled in a sandbox with transformers' settings (cached: templates repeat)."""
+    """The template compiled in the bounded sandbox with transformers' settings (cached:
+    templates repeat)."""
     jinja2 = _jinja()
     from jinja2.ext import Extension, loopcontrols
-    from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+
+    from tokenmill.chat_sandbox import bounded_environment
 
     class Generation(Extension):
         """`{% generation %}...{% endgeneration %}` marks text the assistant wrote."""
@@ -98,39 +95,12 @@ def _compile(template: str) -> Any:
     def raise_exception(message: str) -> None:
         raise TemplateError(f"the chat template raised: {message}")
 
-    def tojson(
-        x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None, sort_keys: bool = False
-    ) -> str:
-        return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-
     def strftime_now(fmt: str) -> str:
         return datetime.now().strftime(fmt)
 
-    class BoundedSandbox(ImmutableSandboxedEnvironment):  # type: ignore[misc]
-        """The sandbox with arithmetic bounded by what a chat template could need: a power of
-        integers past `LARGEST_POWER_BITS` bits, or a string or list repeated past
-        `LARGEST_REPEAT` items, is refused (`10 ** (10 ** 8)` ran for ever, `'a' * 10**10` took
-        10 GB)."""
-
-        intercepted_binops = frozenset({"**", "*"})
-
-        def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-            def whole(x: Any) -> bool:
-                return isinstance(x, int) and not isinstance(x, bool)
-
-            if operator == "**" and whole(left) and whole(right) and abs(left) > 1 and right > 0:
-                if right * abs(left).bit_length() > LARGEST_POWER_BITS:
-                    raise SecurityError(f"{left} ** {right} is larger than a chat template needs")
-            if operator == "*":
-                for seq, times in ((left, right), (right, left)):
-                    if isinstance(seq, (str, list, tuple)) and whole(times) and len(seq) * times > LARGEST_REPEAT:
-                        raise SecurityError(f"a sequence of {len(seq)} repeated {times} times is too long")
-            return super().call_binop(context, operator, left, right)
-
-    env = BoundedSandbox(trim_blocks=True, lstrip_blocks=True, extensions=[Generation, loopcontrols])
+    env = bounded_environment([Generation, loopcontrols])
     # Per thread: the same compiled template may render in several threads at once.
     env.generation_spans = threading.local()  # type: ignore[attr-defined]
-    env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = strftime_now
     try:
@@ -143,11 +113,13 @@ def render(template: str, variables: Mapping[str, Any]) -> tuple[str, list[str] 
     """The rendered text, and the texts inside `{% generation %}` blocks in order (None if the
     template has none)."""
     jinja2 = _jinja()
+    from tokenmill.chat_sandbox import render_bounded
+
     compiled = _compile(template)
     spans: list[str] = []
     compiled.environment.generation_spans.spans = spans
     try:
-        text = compiled.render(**variables)
+        text = render_bounded(compiled, dict(variables))
     except TemplateError:
         raise
     except jinja2.TemplateError as e:

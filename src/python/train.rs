@@ -57,13 +57,35 @@ impl WordCounter {
         self.splitter.count_texts(texts)
     }
 
+    fn build(
+        pattern: &str,
+        normalizer: &str,
+        special_tokens: Vec<String>,
+        byte_level: bool,
+    ) -> crate::error::Result<Self> {
+        let pretokenizer = PreTokenizer::from_spec(pattern)?;
+        let normalizer = Normalizer::from_spec(normalizer)?;
+        let specials: Vec<(String, u32)> = special_tokens.iter().map(|t| (t.clone(), 0)).collect();
+        Ok(WordCounter {
+            splitter: WordSplitter { normalizer, pretokenizer, specials: SpecialTokens::new(&specials) },
+            byte_level,
+            special_tokens,
+            counts: Mutex::new(Arc::default()),
+        })
+    }
+
     /// A counter holding `counts`, configured as `meta` (the saved JSON header) says.
     fn from_saved(counts: WordCounts, meta: &str, path: &std::path::Path) -> PyResult<Self> {
         let config: CounterConfig = serde_json::from_str(meta).map_err(|e| {
             to_py(Error::Format { path: path.to_path_buf(), format: "tokenmill word-count", reason: e.to_string() })
         })?;
         let mut counter =
-            WordCounter::new(&config.pattern, &config.normalizer, config.special_tokens, config.byte_level)?;
+            WordCounter::build(&config.pattern, &config.normalizer, config.special_tokens, config.byte_level).map_err(
+                |e| {
+                    let reason = format!("the header's settings are not valid: {e}");
+                    to_py(Error::Format { path: path.to_path_buf(), format: "tokenmill word-count", reason })
+                },
+            )?;
         if config.keep_gaps {
             counter.splitter.pretokenizer = counter.splitter.pretokenizer.keeping_gaps();
         }
@@ -84,15 +106,7 @@ impl WordCounter {
     #[new]
     #[pyo3(signature = (pattern, normalizer, special_tokens, byte_level))]
     fn new(pattern: &str, normalizer: &str, special_tokens: Vec<String>, byte_level: bool) -> PyResult<Self> {
-        let pretokenizer = PreTokenizer::from_spec(pattern).map_err(to_py)?;
-        let normalizer = Normalizer::from_spec(normalizer).map_err(to_py)?;
-        let specials: Vec<(String, u32)> = special_tokens.iter().map(|t| (t.clone(), 0)).collect();
-        Ok(WordCounter {
-            splitter: WordSplitter { normalizer, pretokenizer, specials: SpecialTokens::new(&specials) },
-            byte_level,
-            special_tokens,
-            counts: Mutex::new(Arc::default()),
-        })
+        Self::build(pattern, normalizer, special_tokens, byte_level).map_err(to_py)
     }
 
     /// Counts the words of a batch of texts (on all cores, without the GIL).
