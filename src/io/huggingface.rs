@@ -515,7 +515,13 @@ pub fn gpt2_files(vocab_path: &Path, merges_path: &Path) -> Result<Tokenizer> {
         drop_unknown: false,
         inputs: ModelInputs::default(),
     };
-    parts.tokenizer(&bad, settings)
+    parts.tokenizer(&bad, settings).map_err(|e| match e {
+        // What the vocabulary and merges cannot make (a missing single byte) names the files.
+        Error::Config(reason) => {
+            Error::Config(format!("{} and {}: {reason}", vocab_path.display(), merges_path.display()))
+        }
+        other => other,
+    })
 }
 
 /// A byte-level BPE vocabulary as files spell it: tokens in byte-level characters with ids,

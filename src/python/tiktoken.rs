@@ -25,6 +25,8 @@ impl CoreTokenizer {
                 Error::Config(reason) if reason.starts_with("token ") => {
                     Error::Format { path: path.clone(), format: "tiktoken", reason }
                 }
+                // Other faults of the ranks (a missing single byte) name the file too.
+                Error::Config(reason) => Error::Config(format!("{}: {reason}", path.display())),
                 other => other,
             })
         })
