@@ -74,3 +74,16 @@ def test_count_on_the_ray_cluster(ray_cluster, tmp_path, parquet_files, capsys):
     args = ["encode-corpus", "--ray", ray_cluster.address, glob, "-t", str(tmp_path / "tok.json"), "-o", str(out)]
     assert main([*args, "--no-progress"]) == 0
     assert json.loads((out / "manifest.json").read_text())["documents"] == 120
+
+
+def test_encode_corpus_cuts_text_files_at_a_separator_given_with_escapes(tmp_path):
+    tok = tokenmill.train_bpe(["one two three four"] * 5, vocab_size=300, special_tokens=["<|endoftext|>"])
+    tok.save(tmp_path / "tok.json")
+    (tmp_path / "docs.txt").write_text("one two\n\nthree\n\n\n\nfour\tfive", encoding="utf-8")
+    out = tmp_path / "tokens"
+    args = ["encode-corpus", "-t", str(tmp_path / "tok.json"), str(tmp_path / "docs.txt"), "-o", str(out)]
+    assert main([*args, "--separator", r"\n\n", "--no-progress"]) == 0
+    shards = TokenShards(out)
+    docs = ["one two", "three", "four\tfive"]
+    expected = [tok.encode_ordinary(d) + [tok.eot_token] for d in docs]
+    assert [shards.document(0, j).tolist() for j in range(3)] == expected

@@ -250,6 +250,17 @@ class CoreTokenizer:
         id_width: int = 4,
         num_threads: int | None = None,
     ) -> tuple[bytes, bytes]: ...
+    def encode_files_flat(
+        self,
+        paths: list[str],
+        separator: str | None,
+        text_field: str | None,
+        allowed_special: _Specials,
+        end_of_document: int | None,
+        id_width: int,
+        num_threads: int | None,
+        on_batch: Callable[[bytes, bytes, int], object],
+    ) -> None: ...
     def decode_bytes(self, ids: list[int]) -> bytes: ...
     def token_bytes(self, id: int) -> bytes: ...
     def token_id(self, token: bytes) -> int | None: ...

@@ -51,6 +51,11 @@ def add_parsers(sub: Any) -> None:
     e.add_argument("-o", "--output", required=True, help="output directory")
     _add_ray(e)
     e.add_argument("--text-field", help="JSON Lines field / Parquet column holding the text (Parquet: default text)")
+    e.add_argument(
+        "--separator",
+        type=_unescaped,
+        help="text files hold documents separated by this (\\n, \\t allowed; default: a file is a document)",
+    )
     e.add_argument("--end-of-document", help="token (or id) after each document (default <|endoftext|>)")
     e.add_argument("--allow-special", action="store_true", help="encode special-token text as special tokens")
     e.add_argument("--sequence-length", type=int, help="also write packed rows of this length with cu_seqlens")
@@ -58,6 +63,19 @@ def add_parsers(sub: Any) -> None:
     e.add_argument("--overwrite", action="store_true", help="discard shards already in the output directory")
     e.add_argument("--no-progress", action="store_true", help="no progress bar")
     e.set_defaults(run=cmd_encode_corpus)
+
+
+def _unescaped(value: str) -> str:
+    r"""A separator as typed on a command line: `\n`, `\t` and `\\` written as escapes."""
+    out, i = [], 0
+    while i < len(value):
+        if value[i] == "\\" and i + 1 < len(value) and value[i + 1] in "nt\\":
+            out.append({"n": "\n", "t": "\t", "\\": "\\"}[value[i + 1]])
+            i += 2
+        else:
+            out.append(value[i])
+            i += 1
+    return "".join(out)
 
 
 def _add_ray(parser: argparse.ArgumentParser) -> None:
@@ -131,6 +149,7 @@ def cmd_encode_corpus(args: argparse.Namespace) -> int:
         eod = int(eod)
     options: dict[str, Any] = {
         "text_field": args.text_field,
+        "separator": args.separator,
         "end_of_document": eod,
         "allowed_special": "all" if args.allow_special else (),
         "sequence_length": args.sequence_length,

@@ -385,6 +385,7 @@ def encode_corpus_on_ray(
     output_dir: str | os.PathLike[str],
     *,
     text_field: str | None = None,
+    separator: str | None = None,
     end_of_document: int | str | None = None,
     allowed_special: str | Collection[str] = (),
     sequence_length: int | None = None,
@@ -404,7 +405,7 @@ def encode_corpus_on_ray(
     """
     from tokenmill import shards
 
-    settings = shards.settings_for(tokenizer, end_of_document, sequence_length, text_field, allowed_special)
+    settings = shards.settings_for(tokenizer, end_of_document, sequence_length, text_field, allowed_special, separator)
     _checks.count("cpus_per_task", cpus_per_task, minimum=1, maximum=4096)
     _checks.count("max_retries", max_retries, maximum=100)
     files = resolve_files(corpus)

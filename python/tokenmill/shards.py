@@ -80,6 +80,7 @@ class Settings:
     sequence_length: int | None
     text_field: str | None
     allowed_special: str | list[str]
+    separator: str | None = None
 
     @property
     def id_width(self) -> int:
@@ -96,6 +97,7 @@ class Settings:
             "sequence_length": self.sequence_length,
             "text_field": self.text_field,
             "allowed_special": self.allowed_special,
+            "separator": self.separator,
         }
 
 
@@ -117,11 +119,15 @@ def settings_for(
     sequence_length: int | None,
     text_field: str | None,
     allowed_special: str | Collection[str],
+    separator: str | None = None,
 ) -> Settings:
     if not isinstance(tokenizer, Tokenizer):
         raise _core.ConfigError(f"tokenizer must be a tokenmill.Tokenizer, got {type(tokenizer).__name__}")
     _checks.count("sequence_length", sequence_length, minimum=1, maximum=2**31 - 1, optional=True)
     _checks.text("text_field", text_field, optional=True, nonempty=True)
+    _checks.text("separator", separator, optional=True, nonempty=True)
+    if separator is not None and text_field is not None:
+        raise _core.ConfigError("give separator= (text files) or text_field= (JSON Lines, Parquet), not both")
     if allowed_special != "all":
         allowed_special = sorted(_checks.texts("allowed_special", allowed_special))
     n_vocab = tokenizer.n_vocab
@@ -133,6 +139,7 @@ def settings_for(
         sequence_length=sequence_length,
         text_field=text_field,
         allowed_special=allowed_special,
+        separator=separator,
     )
 
 
@@ -160,6 +167,7 @@ def encode_corpus(
     output_dir: str | os.PathLike[str],
     *,
     text_field: str | None = None,
+    separator: str | None = None,
     end_of_document: int | str | None = None,
     allowed_special: str | Collection[str] = (),
     sequence_length: int | None = None,
@@ -171,13 +179,16 @@ def encode_corpus(
     """Encodes `corpus` into token shards in `output_dir` (layout: this module's docstring) and
     returns the manifest. Resumes where an earlier run stopped: complete shards are kept.
     Special-token text in the documents is ordinary text unless `allowed_special` names it
-    (or is ``"all"``). `sequence_length` also writes packed rows' cu_seqlens.
+    (or is ``"all"``). `sequence_length` also writes packed rows' cu_seqlens. Text files are
+    one document each, or with `separator` the pieces between its occurrences (empty pieces are
+    no documents); they and JSON Lines are read and encoded in Rust, no Python object per
+    document.
 
     >>> m = encode_corpus("shards/*.parquet", tok, "tokens/")        # doctest: +SKIP
     >>> m["dtype"], m["documents"], m["tokens"]                      # doctest: +SKIP
     ('<u2', 120000, 98123456)
     """
-    settings = settings_for(tokenizer, end_of_document, sequence_length, text_field, allowed_special)
+    settings = settings_for(tokenizer, end_of_document, sequence_length, text_field, allowed_special, separator)
     _checks.count("documents_per_shard", documents_per_shard, minimum=1)
     _checks.count("num_threads", num_threads, minimum=1, maximum=4096, optional=True)
     out = prepare_output(output_dir, settings, overwrite)
@@ -194,6 +205,8 @@ def encode_corpus(
                 entries[part.index] = encode_part(part, tokenizer, settings, out, num_threads, bar.update)
                 write_manifest(out, settings, entries, complete=False)
         return write_manifest(out, settings, entries, complete=True)
+    if separator is not None:
+        raise _core.ConfigError("separator= applies to text files; this corpus is not files")
     return _encode_in_memory(
         corpus, tokenizer, settings, out, manifest, documents_per_shard, num_threads, show_progress
     )
@@ -330,18 +343,33 @@ def encode_part(
     """Encodes one part into its shard files (each written, then renamed) and returns its
     manifest entry. `documents` (batches: Arrow arrays or lists of str) replaces reading `part`."""
     name = shard_name(part.index)
-    batches = documents if documents is not None else read_part(part, settings.text_field)
     digest = hashlib.sha256()
     counts = array("Q")
     with ShardWriter(out / (name + ".bin")) as ids_file:
-        for batch in batches:
-            ids, doc_counts = encode_batch(tokenizer, batch, settings, num_threads)
+
+        def write(ids: bytes, doc_counts: bytes, *_: int) -> None:
             ids_file.write(ids)
             digest.update(ids)
             more = array("Q")
             more.frombytes(doc_counts)
             counts.extend(more)
             on_tokens(len(ids) // settings.id_width)
+
+        if documents is None and part.path is not None and not is_parquet(part.path):
+            # Text and JSON Lines files: read, cut and encoded in Rust, batch by batch.
+            tokenizer._core.encode_files_flat(
+                [part.path],
+                settings.separator,
+                settings.text_field,
+                settings.allowed_special,
+                settings.end_of_document,
+                settings.id_width,
+                num_threads,
+                write,
+            )
+        else:
+            for batch in documents if documents is not None else read_part(part, settings.text_field):
+                write(*encode_batch(tokenizer, batch, settings, num_threads))
     starts = array("Q", itertools.accumulate(counts, initial=0))
     tokens = starts[-1]
     _write_new(out / (name + ".idx"), _little_endian(starts))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -258,6 +259,31 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
     def encode_ordinary_batch(self, texts: Sequence[str], *, num_threads: int | None = None) -> list[list[int]]:
         """`encode_ordinary` over many texts on Rust threads."""
         return self.encode_batch(texts, num_threads=num_threads, disallowed_special=())
+
+    def encode_files(
+        self,
+        files: str | os.PathLike[str] | Collection[str | os.PathLike[str]],
+        *,
+        separator: str | None = None,
+        text_field: str | None = None,
+        allowed_special: str | Collection[str] = (),
+        num_threads: int | None = None,
+    ) -> tuple[np.ndarray[Any, np.dtype[np.uint32]], np.ndarray[Any, np.dtype[np.uint64]]]:
+        """Every document of `files` encoded in Rust on all cores: (flat ids, offsets), document
+        j is ``ids[offsets[j]:offsets[j + 1]]`` (see `tokenmill.encode_files.encode_files`).
+
+        >>> ids, offsets = tok.encode_files("docs/*.txt", separator="\\n\\n")   # doctest: +SKIP
+        """
+        from tokenmill.encode_files import encode_files
+
+        return encode_files(
+            self,
+            files,
+            separator=separator,
+            text_field=text_field,
+            allowed_special=allowed_special,
+            num_threads=num_threads,
+        )
 
     def encode_to_numpy(
         self,

@@ -409,72 +409,10 @@ impl WordSplitter {
 
     /// Counts JSON Lines: every line is an object whose string field `field` is a document.
     fn count_json_lines(&self, block: &Block, field: &str) -> Result<WordCounts> {
-        let (bytes, path) = (&block.bytes[..], &block.path);
-        let mut texts = Vec::new();
-        for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let bad = |reason: String| Error::Format {
-                path: path.to_path_buf(),
-                format: "JSON Lines",
-                reason: format!("line {}: {reason}", block.line + n as u64),
-            };
-            // A byte-order mark may open a file written on Windows.
-            let line =
-                if block.offset == 0 && n == 0 { line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line) } else { line };
-            let value: serde_json::Value = match serde_json::from_slice(line) {
-                Ok(value) => value,
-                // Valid JSON may escape a lone surrogate (Python's json.dumps writes them); it
-                // becomes U+FFFD, as a lone surrogate in a Python string does when encoded.
-                Err(e) => serde_json::from_slice(&replace_lone_surrogates(line)).map_err(|_| bad(e.to_string()))?,
-            };
-            match value.get(field) {
-                Some(serde_json::Value::String(text)) => texts.push(text.clone()),
-                Some(serde_json::Value::Null) => {}
-                _ => return Err(bad(format!("no string field {field:?}"))),
-            }
-        }
+        let texts = crate::io::json_lines::block_texts(block, field)?;
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
         self.count_texts(&texts)
     }
-}
-
-/// `line` with every `\\uXXXX` escape of a lone surrogate (one not in a high-low pair) written as
-/// `\\uFFFD` instead. Escaped backslashes are skipped, so `\\\\ud800` is left alone.
-fn replace_lone_surrogates(line: &[u8]) -> Vec<u8> {
-    let unit = |at: usize| -> Option<u16> {
-        let hex = line.get(at..at + 6)?;
-        if hex[0] != b'\\' || hex[1] != b'u' {
-            return None;
-        }
-        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
-    };
-    let mut out = Vec::with_capacity(line.len());
-    let mut i = 0;
-    while i < line.len() {
-        if line[i] != b'\\' {
-            out.push(line[i]);
-            i += 1;
-            continue;
-        }
-        match unit(i) {
-            Some(0xD800..=0xDBFF) if matches!(unit(i + 6), Some(0xDC00..=0xDFFF)) => {
-                out.extend_from_slice(&line[i..i + 12]);
-                i += 12;
-            }
-            Some(0xD800..=0xDFFF) => {
-                out.extend_from_slice(b"\\uFFFD");
-                i += 6;
-            }
-            _ => {
-                // Any other escape: copy the backslash and the character it escapes.
-                out.extend_from_slice(&line[i..(i + 2).min(line.len())]);
-                i += 2;
-            }
-        }
-    }
-    out
 }
 
 /// How many of `n` work items one rayon task takes: all threads stay busy, yet no more than one

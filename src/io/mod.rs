@@ -2,8 +2,10 @@
 //! input), tokenmill's own file, and other libraries' tokenizer files, read in Rust.
 
 pub mod count;
+pub mod documents;
 pub mod huggingface;
 pub mod huggingface_inputs;
+pub mod json_lines;
 pub mod read;
 pub mod sentencepiece;
 pub mod serialize;

@@ -23,6 +23,8 @@ pub enum CutRule {
     LoneNewline,
     /// After any `\n` (JSON Lines: one document per line).
     AnyNewline,
+    /// Nowhere: the file is one block (a file that is one document).
+    Never,
 }
 
 impl CutRule {
@@ -31,6 +33,7 @@ impl CutRule {
     pub fn allows(self, bytes: &[u8], i: usize) -> bool {
         match self {
             CutRule::AnyNewline => bytes[i - 1] == b'\n',
+            CutRule::Never => false,
             CutRule::LoneNewline => {
                 i >= 2
                     && bytes[i - 1] == b'\n'
@@ -44,6 +47,9 @@ impl CutRule {
     /// The last place at or after `from` where `bytes` may be cut, if any. The whole of `bytes`
     /// is context: the character before a newline may start before `from`.
     pub fn last_cut(self, bytes: &[u8], from: usize) -> Option<usize> {
+        if self == CutRule::Never {
+            return None;
+        }
         (from.max(1)..bytes.len()).rev().find(|&i| self.allows(bytes, i))
     }
 
@@ -93,6 +99,8 @@ pub struct BlockReader {
     offset: u64,
     line: u64,
     done: bool,
+    /// Blocks end just after an occurrence of this (documents separated by it), in place of `rule`.
+    separator: Option<Vec<u8>>,
 }
 
 impl BlockReader {
@@ -124,7 +132,31 @@ impl BlockReader {
             offset: 0,
             line: 1,
             done: false,
+            separator: None,
         })
+    }
+
+    /// A reader whose blocks end just after an occurrence of `separator` (not empty), so no
+    /// document separated by it spans two blocks.
+    pub fn open_separated(path: &Path, separator: &[u8], target: usize) -> Result<Self> {
+        if separator.is_empty() {
+            return Err(Error::config("the document separator is empty"));
+        }
+        let mut reader = Self::open(path, CutRule::Never, target)?;
+        reader.separator = Some(separator.to_vec());
+        Ok(reader)
+    }
+
+    /// The end of the last occurrence of the separator in `carry`, searching only where one
+    /// may start that was not searched before (`searched`: the carry's length then). The carry
+    /// starts just after an occurrence (or at the file's start) and held none before `searched`,
+    /// so occurrences found from there, left to right without overlap, are the ones splitting
+    /// the whole file would find.
+    fn last_separator_end(&self, searched: usize) -> Option<usize> {
+        let separator = self.separator.as_deref()?;
+        let from = searched.saturating_sub(separator.len() - 1);
+        let last = memchr::memmem::find_iter(&self.carry[from..], separator).last()?;
+        Some(from + last + separator.len())
     }
 
     /// The next block, or `None` at the end of the file.
@@ -145,7 +177,11 @@ impl BlockReader {
             // Only places that need a byte read just now are new (a cut before `carry[i]` needs
             // `carry[i]`): a carry without a cut is never searched twice, so a file with no
             // place to cut is still read in linear time.
-            if let Some(cut) = self.rule.last_cut(&self.carry, searched) {
+            let cut = match self.separator {
+                Some(_) => self.last_separator_end(searched),
+                None => self.rule.last_cut(&self.carry, searched),
+            };
+            if let Some(cut) = cut {
                 let rest = self.carry.split_off(cut);
                 let bytes = std::mem::replace(&mut self.carry, rest);
                 return Ok(Some(self.emit(bytes)));

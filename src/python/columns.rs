@@ -70,7 +70,12 @@ impl WordCounter {
 /// Ids of a batch back to back, `separator` after each document when given, as little-endian
 /// u16 (`id_width` 2) or u32 (4) bytes; and each document's token count (separator included)
 /// as little-endian u64 bytes.
-fn flatten(batch: Vec<Vec<u32>>, separator: Option<u32>, id_width: usize, max_id: u32) -> Result<(Vec<u8>, Vec<u8>)> {
+pub(super) fn flatten(
+    batch: Vec<Vec<u32>>,
+    separator: Option<u32>,
+    id_width: usize,
+    max_id: u32,
+) -> Result<(Vec<u8>, Vec<u8>)> {
     if id_width != 2 && id_width != 4 {
         return Err(Error::config(format!("id_width must be 2 or 4, not {id_width}")));
     }

@@ -5,6 +5,7 @@ mod callback;
 mod columns;
 mod decode_stream;
 mod errors;
+mod files;
 mod huggingface;
 mod inputs;
 mod sentencepiece;

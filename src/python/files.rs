@@ -1,0 +1,75 @@
+//! Files of documents encoded in Rust (`src/io/documents.rs`), each batch's ids handed to Python
+//! flat: what `encode_corpus` writes shards from and `encode_files` returns, with no Python
+//! string per document and no Python int per token.
+
+use super::columns::flatten;
+use super::errors::to_py;
+use super::tokenizer::{special_set, CoreTokenizer};
+use crate::error::Error;
+use crate::io::documents::{encode_files, DocumentFormat};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::path::PathBuf;
+
+/// How the files hold documents: JSON Lines with `text_field`, pieces between `separator`
+/// occurrences, or one document per file.
+fn format(separator: Option<&str>, text_field: Option<&str>) -> crate::error::Result<DocumentFormat> {
+    match (separator, text_field) {
+        (Some(_), Some(_)) => {
+            Err(Error::config("give a separator (text files) or a text_field (JSON Lines), not both"))
+        }
+        (Some(""), None) => Err(Error::config("the document separator is empty")),
+        (Some(s), None) => Ok(DocumentFormat::Separated(s.as_bytes().to_vec())),
+        (None, Some(field)) => Ok(DocumentFormat::JsonLines(field.to_string())),
+        (None, None) => Ok(DocumentFormat::Whole),
+    }
+}
+
+#[pymethods]
+impl CoreTokenizer {
+    /// Encodes the documents of `paths` (plain, .gz, .zst; see `format`) on all cores and calls
+    /// `on_batch(ids, counts, bytes_read)` for each batch in order: `ids` the batch's ids back to
+    /// back (`end_of_document` after each document when given) as little-endian u16 or u32
+    /// bytes, `counts` each document's token count as little-endian u64 bytes.
+    #[pyo3(signature = (paths, separator, text_field, allowed_special, end_of_document, id_width, num_threads, on_batch))]
+    #[allow(clippy::too_many_arguments)]
+    fn encode_files_flat(
+        &self,
+        py: Python<'_>,
+        paths: Vec<PathBuf>,
+        separator: Option<&str>,
+        text_field: Option<&str>,
+        allowed_special: &Bound<'_, PyAny>,
+        end_of_document: Option<u32>,
+        id_width: usize,
+        num_threads: Option<usize>,
+        on_batch: Py<PyAny>,
+    ) -> PyResult<()> {
+        let format = format(separator, text_field).map_err(to_py)?;
+        let allowed = special_set(allowed_special)?;
+        let n_vocab = self.inner.vocab().n_vocab();
+        if let Some(id) = end_of_document.filter(|&id| id as usize >= n_vocab) {
+            return Err(to_py(Error::IdOutOfRange { id, n_vocab }));
+        }
+        let max_id = n_vocab.saturating_sub(1) as u32;
+        let mut python_error: Option<PyErr> = None;
+        let result = py.detach(|| {
+            encode_files(&self.inner, &paths, &format, &allowed, num_threads, &mut |ids, read| {
+                let (ids, counts) = flatten(ids, end_of_document, id_width, max_id)?;
+                Python::attach(|py| {
+                    let called = py.check_signals().and_then(|_| {
+                        on_batch.call1(py, (PyBytes::new(py, &ids), PyBytes::new(py, &counts), read)).map(|_| ())
+                    });
+                    called.map_err(|e| {
+                        python_error = Some(e);
+                        Error::Interrupted
+                    })
+                })
+            })
+        });
+        result.map_err(|e| match e {
+            Error::Interrupted => python_error.take().unwrap_or_else(|| to_py(Error::Interrupted)),
+            e => to_py(e),
+        })
+    }
+}
