@@ -131,7 +131,7 @@ def peers(encoding: str, tok: tokenmill.Tokenizer, pattern: str | None) -> dict[
             tok.to_huggingface(path)
             giga = gigatoken.Tokenizer(str(path))
         # The same output mode on both sides: a NumPy array of ids per document.
-        found["tokenmill (array)"] = tok.encode_to_numpy
+        found["tokenmill (array)"] = tok.encode_ordinary_to_numpy
         found["gigatoken (array)"] = giga.encode
     except ImportError:
         pass

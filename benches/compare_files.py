@@ -88,9 +88,7 @@ def main() -> None:
 
     def shards() -> tuple[np.ndarray, np.ndarray]:
         shutil.rmtree(shards_dir, ignore_errors=True)
-        encode_corpus(
-            text_path, tok, shards_dir, separator=SEPARATOR, num_threads=args.threads, show_progress=False
-        )
+        encode_corpus(text_path, tok, shards_dir, separator=SEPARATOR, num_threads=args.threads, show_progress=False)
         s = TokenShards(shards_dir)
         ids, starts = np.asarray(s.tokens(0)), np.asarray(s.starts(0))
         keep = np.ones(len(ids), dtype=bool)

@@ -176,8 +176,24 @@ def test_numpy_surrogates_pickle(pair, multilingual_text: str) -> None:  # type:
     tok, enc = pair
     arr = tok.encode_to_numpy(multilingual_text)
     assert arr.dtype.name == "uint32" and arr.tolist() == enc.encode(multilingual_text)
+    ordinary = tok.encode_ordinary_to_numpy(multilingual_text + "<|endoftext|>")
+    assert ordinary.tolist() == enc.encode_ordinary(multilingual_text + "<|endoftext|>") and ordinary.flags.writeable
     assert tok.encode("a\ud800b\udfff") == enc.encode("a\ud800b\udfff")
     assert pickle.loads(pickle.dumps(tok)).encode(multilingual_text) == enc.encode(multilingual_text)
+
+
+def test_arrays_without_numpy_are_a_clear_error() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "import tokenmill\n"
+        "tok = tokenmill.train_bpe(['hello world'], vocab_size=260)\n"
+        "try:\n    tok.encode_to_numpy('hello')\nexcept tokenmill.ConfigError as e:\n    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "arrays need numpy" in out.stdout, out.stderr
 
 
 def test_worst_cases_stay_linear(pair) -> None:  # type: ignore[no-untyped-def]

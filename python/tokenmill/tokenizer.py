@@ -292,12 +292,14 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
         allowed_special: SpecialArg = _DEFAULT,  # type: ignore[assignment]
         disallowed_special: SpecialArg = _DEFAULT,  # type: ignore[assignment]
     ) -> np.ndarray[Any, np.dtype[np.uint32]]:
-        """`encode` into a numpy `uint32` array, with no Python list in between (needs numpy)."""
-        import numpy as np
-
+        """`encode` into a numpy `uint32` array that owns the encoder's buffer: no Python list, no
+        copy (needs numpy)."""
         allowed_special, disallowed_special = self._special_args(text, allowed_special, disallowed_special)
-        raw = self._core.encode_to_bytes(text, allowed_special, disallowed_special)
-        return np.frombuffer(raw, dtype="<u4")
+        return self._core.encode_to_array(text, allowed_special, disallowed_special)
+
+    def encode_ordinary_to_numpy(self, text: str) -> np.ndarray[Any, np.dtype[np.uint32]]:
+        """`encode_ordinary` into a numpy `uint32` array (needs numpy)."""
+        return self._core.encode_to_array(text)
 
     def tokenize(self, text: str) -> list[str]:
         """The tokens of `text` as the vocabulary spells them (`id_to_token`).

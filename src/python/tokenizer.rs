@@ -385,19 +385,20 @@ impl CoreTokenizer {
         self.inner.model().merge_list()
     }
 
-    /// Ids as little-endian u32 bytes (for `encode_to_numpy`, without a list in between).
-    fn encode_to_bytes<'py>(
+    /// Ids as a NumPy uint32 array that owns the encoder's buffer (no list, no copy). The
+    /// special-token sets as `encode_ids` takes them; `None` for both: ordinary text.
+    #[pyo3(signature = (text, allowed_special=None, disallowed_special=None))]
+    fn encode_to_array<'py>(
         &self,
         py: Python<'py>,
         text: Text,
-        allowed_special: &Bound<'_, PyAny>,
-        disallowed_special: &Bound<'_, PyAny>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        let allowed = special_set(allowed_special)?;
-        let disallowed = special_set(disallowed_special)?;
+        allowed_special: Option<&Bound<'_, PyAny>>,
+        disallowed_special: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, numpy::PyArray1<u32>>> {
+        let allowed = allowed_special.map(special_set).transpose()?.unwrap_or_else(SpecialSet::none);
+        let disallowed = disallowed_special.map(special_set).transpose()?.unwrap_or_else(SpecialSet::none);
         let ids = self.encode_ids(py, &text, &allowed, &disallowed)?;
-        let bytes: Vec<u8> = ids.iter().flat_map(|id| id.to_le_bytes()).collect();
-        Ok(PyBytes::new(py, &bytes))
+        numpy_array(py, ids)
     }
 
     /// The bytes of every ordinary token, sorted (tiktoken's `token_byte_values`).
@@ -613,4 +614,17 @@ pub fn split(py: Python<'_>, pattern: &str, text: Text) -> PyResult<Vec<String>>
     let pre = PreTokenizer::from_spec(pattern).map_err(to_py)?;
     let text: &str = &text;
     py.detach(|| pre.split(text).map(|v| v.into_iter().map(str::to_string).collect())).map_err(to_py)
+}
+
+/// `ids` as a NumPy array owning the vector; a clear error when NumPy is not installed.
+fn numpy_array(py: Python<'_>, ids: Vec<u32>) -> PyResult<Bound<'_, numpy::PyArray1<u32>>> {
+    // numpy's C API panics when NumPy is missing: look for it first (once; it stays imported).
+    static FOUND: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !FOUND.load(std::sync::atomic::Ordering::Relaxed) {
+        if py.import("numpy").is_err() {
+            return Err(to_py(crate::Error::config("arrays need numpy: pip install numpy")));
+        }
+        FOUND.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    Ok(numpy::PyArray1::from_vec(py, ids))
 }

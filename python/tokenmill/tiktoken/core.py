@@ -155,11 +155,10 @@ class Encoding:
         disallowed_special: Disallowed = "all",
     ) -> npt.NDArray[np.uint32]:
         """`encode` into a read-only numpy `uint32` array, with no Python list in between."""
-        import numpy as np
-
         allowed, disallowed = self._special_args(text, allowed_special, disallowed_special)
-        raw = self._core.encode_to_bytes(text, allowed, disallowed)
-        return np.frombuffer(raw, dtype=np.uint32)
+        ids = self._core.encode_to_array(text, allowed, disallowed)
+        ids.flags.writeable = False  # as tiktoken's (a view of bytes)
+        return ids
 
     def encode_ordinary_batch(self, text: list[str], *, num_threads: int = 8) -> list[list[int]]:
         """`encode_ordinary` of each text, on up to `num_threads` Rust threads."""
