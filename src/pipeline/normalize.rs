@@ -405,9 +405,17 @@ impl Normalizer {
             return (whole, None);
         }
         let prefix = self.steps.contains(&Step::PrefixSpace) && !whole.is_empty() && !text.starts_with(' ');
+        // The space put in front stands for the text's first character, as Hugging Face aligns
+        // what `prepend` adds (a token of that space alone then covers the first character).
+        let with_prefix = |mut align: Alignment| {
+            if prefix && align.len() > 1 {
+                align[0] = align[1];
+            }
+            align
+        };
         if text.is_ascii() {
             if let Some(aligned) = self.ascii_aligned(text, prefix).filter(|(out, _)| *out == *whole) {
-                return (whole, Some(aligned.1));
+                return (whole, Some(with_prefix(aligned.1)));
             }
         }
         if let [form @ (Step::Nfc | Step::Nfd | Step::Nfkc | Step::Nfkd)] = self.steps.as_slice() {
@@ -416,7 +424,7 @@ impl Normalizer {
             }
         }
         let align = self.stretch_aligned(text, &whole, prefix);
-        (whole, Some(align))
+        (whole, Some(with_prefix(align)))
     }
 
     /// The alignment of `whole` (the steps applied to `text`), stretch by stretch.
@@ -508,7 +516,7 @@ mod tests {
         assert_eq!(align[3], (4, 5));
         assert!(Normalizer::from_spec("nfc").unwrap().apply_aligned("plain").1.is_none());
         let (spaced, align) = Normalizer::from_spec("prefix_space").unwrap().apply_aligned("hi");
-        assert_eq!((spaced.as_ref(), align.unwrap()[0]), (" hi", (0, 0)));
+        assert_eq!((spaced.as_ref(), align.unwrap()[0]), (" hi", (0, 1)));
     }
 
     #[test]
