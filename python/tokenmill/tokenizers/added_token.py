@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+# In the order tokenizers' `__getstate__` gives them.
+_FIELDS = ("content", "single_word", "lstrip", "rstrip", "normalized", "special")
+
 
 class AddedToken:
     """A token added to the vocabulary. `single_word`: matched only as a whole word; `lstrip` /
@@ -36,7 +39,7 @@ class AddedToken:
         self.normalized = (not special) if normalized is None else normalized
 
     def __getstate__(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in ("content", "single_word", "lstrip", "rstrip", "normalized", "special")}
+        return {name: getattr(self, name) for name in _FIELDS}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():
