@@ -103,6 +103,12 @@ def test_encodings_equal_with_and_without_the_template(files: Path) -> None:
             assert isinstance(got, Encoding)
             assert fields(got) == fields(theirs.encode(text, add_special_tokens=special)), text
         assert fields(ours.encode(text, "and a pair")) == fields(theirs.encode(text, "and a pair")), text
+        # What only the sequence ranges say (Unigram's file has no post-processor: none recorded).
+        a, b = ours.encode(text), theirs.encode(text)
+        assert [a.token_to_sequence(i) for i in range(len(a) + 1)] == [
+            b.token_to_sequence(i) for i in range(len(b) + 1)
+        ], text
+        assert [a.token_to_chars(i) for i in range(len(a))] == [b.token_to_chars(i) for i in range(len(b))], text
 
 
 def test_batches_with_truncation_stride_and_padding(files: Path) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tokenmill import _core
+    from tokenmill._core import Encoding as CoreEncoding
 
 __all__ = ["Encoding"]
 
@@ -33,6 +33,7 @@ _LISTS = ("ids", "type_ids", "tokens", "word_ids", "offsets", "special_tokens_ma
 # Sequence index -> (start, stop) token range, as Hugging Face's `sequence_ranges`.
 Ranges = dict[int, tuple[int, int]]
 
+_U32, _U64 = 1 << 32, 1 << 64
 _REPR_ATTRIBUTES = "ids, type_ids, tokens, offsets, attention_mask, special_tokens_mask, overflowing"
 
 
@@ -40,6 +41,8 @@ _REPR_ATTRIBUTES = "ids, type_ids, tokens, offsets, attention_mask, special_toke
 # Hugging Face's methods take `usize`/`u32` arguments: a negative index is an OverflowError there,
 # not a Python-style index from the end, and a float is a TypeError. Same errors here.
 def _usize(value: object) -> int:
+    if type(value) is int and 0 <= value < _U64:
+        return value  # the common case, without the calls below
     number = operator.index(value)  # type: ignore[call-overload]
     if number < 0:
         raise OverflowError("can't convert negative int to unsigned")
@@ -49,6 +52,8 @@ def _usize(value: object) -> int:
 
 
 def _u32(value: object) -> int:
+    if type(value) is int and 0 <= value < _U32:
+        return value
     number = operator.index(value)  # type: ignore[call-overload]
     if number < 0:
         raise OverflowError("number too small to fit in target type")
@@ -57,9 +62,15 @@ def _u32(value: object) -> int:
     return number
 
 
+def _not_instance(value: object, expected: str) -> TypeError:
+    # pyo3's wording, which names None by itself and other values by their type.
+    what = "'None'" if value is None else f"'{type(value).__name__}' object"
+    return TypeError(f"{what} is not an instance of '{expected}'")
+
+
 def _str(value: object) -> str:
     if not isinstance(value, str):
-        raise TypeError(f"'{type(value).__name__}' object is not an instance of 'str'")
+        raise _not_instance(value, "str")
     return value
 
 
@@ -116,7 +127,7 @@ class Encoding:
     # takes arbitrary attributes.
     __slots__ = ("_core", "_post_processed", "_lists", "_ranges", "_overflowing", "__dict__", "__weakref__")
 
-    _core: _core.Encoding | None
+    _core: CoreEncoding | None
     _post_processed: bool
     _lists: dict[str, list[Any]] | None
     _ranges: Ranges | None
@@ -131,7 +142,7 @@ class Encoding:
         self._overflowing = []
 
     @classmethod
-    def _from_core(cls, core: _core.Encoding, *, post_processed: bool = True) -> Encoding:
+    def _from_core(cls, core: CoreEncoding, *, post_processed: bool = True) -> Encoding:
         """Wraps a core encoding without reading it. Pass `post_processed=False` for a tokenizer
         with no post-processor: Hugging Face then records no sequence range for a single input,
         which `token_to_sequence(len(enc))`, `set_sequence_id` and `merge` can tell apart.
@@ -403,8 +414,7 @@ class Encoding:
         offsets = self._list("offsets")
         if start > stop or stop > len(offsets):
             return None
-        for token in range(start, stop):
-            first, end = offsets[token]
+        for token, (first, end) in enumerate(offsets[start:stop] if start or stop < len(offsets) else offsets, start):
             if first <= pos < end:
                 return token
         return None
@@ -433,8 +443,7 @@ class Encoding:
         if start > stop or stop > len(words):
             return None
         first = last = -1
-        for token in range(start, stop):
-            w = words[token]
+        for token, w in enumerate(words[start:stop] if start or stop < len(words) else words, start):
             if w is None:
                 continue
             if w > word:
@@ -606,13 +615,13 @@ class Encoding:
         if isinstance(encodings, str):
             raise TypeError("Can't extract `str` to `Vec`")
         if not isinstance(encodings, Sequence):
-            raise TypeError(f"'{type(encodings).__name__}' object is not an instance of 'Sequence'")
+            raise _not_instance(encodings, "Sequence")
         parts = list(encodings)
         for part in parts:
             if not isinstance(part, Encoding):
-                raise TypeError(f"'{type(part).__name__}' object is not an instance of 'Encoding'")
+                raise _not_instance(part, "Encoding")
         if not isinstance(growing_offsets, bool):
-            raise TypeError(f"'{type(growing_offsets).__name__}' object is not an instance of 'bool'")
+            raise _not_instance(growing_offsets, "bool")
         merged = Encoding()
         for part in parts:
             merged._merge_with(part, growing_offsets)
