@@ -47,6 +47,7 @@ class Encoding:
     word_ids: list[int | None]
     sequence_ids: list[int | None]
     n_sequences: int
+    sequence_ranges: list[tuple[int, int, int]]
     tokens: list[str]
     overflowing: list[Encoding]
     def __len__(self) -> int: ...

@@ -53,6 +53,12 @@ impl PyEncoding {
     fn n_sequences(&self) -> usize {
         self.inner.n_sequences()
     }
+    /// (sequence, start, stop) token ranges as Hugging Face records them (none without a
+    /// post-processor; a window of a pair records only its second text).
+    #[getter]
+    fn sequence_ranges(&self) -> Vec<(u32, usize, usize)> {
+        self.inner.sequence_ranges.iter().map(|(s, r)| (u32::from(*s), r.start, r.end)).collect()
+    }
     /// The tokens as the vocabulary spells them (`Ġworld` in a byte-level vocabulary, `▁world`,
     /// `##ing`), as Hugging Face's `Encoding.tokens` — an added token found in the text as the
     /// text it matched, and a Hugging Face Unigram model's unknown token as the text it covers.

@@ -11,8 +11,8 @@ into Python only when an in-place operation changes them (copy on write).
 
 Hugging Face keeps, beside the per-token lists, a map from sequence index to the range of tokens
 that sequence covers; every accessor that takes a `sequence_index`, and `token_to_sequence`, reads
-that map, not the `sequence_ids` list. The core exposes `sequence_ids` and `n_sequences`, from
-which the map is rebuilt (see `_ranges_from`).
+that map, not the `sequence_ids` list. The core records the map as Hugging Face does and hands it
+over (`sequence_ranges`).
 """
 
 from __future__ import annotations
@@ -74,36 +74,6 @@ def _str(value: object) -> str:
     return value
 
 
-def _ranges_from(sequence_ids: list[int | None], n_sequences: int, post_processed: bool) -> Ranges:
-    """Hugging Face's sequence ranges, rebuilt from the core's `sequence_ids` and `n_sequences`.
-
-    Each sequence covers one contiguous stretch of tokens, so its range is from its first token
-    to its last; a sequence with no tokens (an empty text) has an empty range, and where an empty
-    range sits changes no answer. One case is ambiguous: a single sequence covering every token is
-    either a recorded range `{0: whole}` (what any post-processor records) or no range at all
-    (Hugging Face without a post-processor). The two differ only in `token_to_sequence(len(enc))`
-    and in what `set_sequence_id` and `merge` later count, and `post_processed` decides.
-
-    >>> _ranges_from([None, 0, 0, None, 1, None], 2, True)
-    {0: (1, 3), 1: (4, 5)}
-    >>> _ranges_from([0, 0], 1, True), _ranges_from([0, 0], 1, False)
-    ({0: (0, 2)}, {})
-    """
-    n = len(sequence_ids)
-    if n_sequences == 1 and None not in sequence_ids:
-        return {0: (0, n)} if post_processed else {}
-    ranges: Ranges = {}
-    for sequence in range(n_sequences):
-        try:
-            first = sequence_ids.index(sequence)
-        except ValueError:
-            ranges[sequence] = (0, 0)
-            continue
-        last = n - sequence_ids[::-1].index(sequence)
-        ranges[sequence] = (first, last)
-    return ranges
-
-
 class Encoding:
     """The output of a tokenizer for one input (or a pair): ids, type ids, tokens, offsets, masks,
     words, sequences and the overflowing windows truncation cut off, as `tokenizers.Encoding`.
@@ -125,10 +95,9 @@ class Encoding:
     # and `_lists`, `_ranges`, `_overflowing` belong to this object alone. A change turns a backed
     # encoding into an owned one first (`_own`). `__dict__` because Hugging Face's Encoding
     # takes arbitrary attributes.
-    __slots__ = ("_core", "_post_processed", "_lists", "_ranges", "_overflowing", "__dict__", "__weakref__")
+    __slots__ = ("_core", "_lists", "_ranges", "_overflowing", "__dict__", "__weakref__")
 
     _core: CoreEncoding | None
-    _post_processed: bool
     _lists: dict[str, list[Any]] | None
     _ranges: Ranges | None
     _overflowing: list[Encoding] | None
@@ -136,22 +105,18 @@ class Encoding:
     def __init__(self) -> None:
         """An empty encoding, as `tokenizers.Encoding()`."""
         self._core = None
-        self._post_processed = True
         self._lists = {name: [] for name in _LISTS}
         self._ranges = {}
         self._overflowing = []
 
     @classmethod
-    def _from_core(cls, core: CoreEncoding, *, post_processed: bool = True) -> Encoding:
-        """Wraps a core encoding without reading it. Pass `post_processed=False` for a tokenizer
-        with no post-processor: Hugging Face then records no sequence range for a single input,
-        which `token_to_sequence(len(enc))`, `set_sequence_id` and `merge` can tell apart.
+    def _from_core(cls, core: CoreEncoding) -> Encoding:
+        """Wraps a core encoding without reading it.
 
         >>> enc = Encoding._from_core(tok.encode_for_model("Hello"))   # doctest: +SKIP
         """
         self = object.__new__(cls)
         self._core = core
-        self._post_processed = post_processed
         self._lists = None
         self._ranges = None
         self._overflowing = None
@@ -176,7 +141,9 @@ class Encoding:
         if ranges is None:
             core = self._core
             assert core is not None
-            ranges = self._ranges = _ranges_from(core.sequence_ids, core.n_sequences, self._post_processed)
+            # The core records ranges as Hugging Face does (none without a post-processor, only the
+            # second text's in a window of a pair without one).
+            ranges = self._ranges = {s: (start, stop) for s, start, stop in core.sequence_ranges}
         return ranges
 
     def _windows(self) -> list[Encoding]:
@@ -184,7 +151,7 @@ class Encoding:
         if self._core is None:
             assert self._overflowing is not None
             return self._overflowing
-        return [Encoding._from_core(o, post_processed=self._post_processed) for o in self._core.overflowing]
+        return [Encoding._from_core(o) for o in self._core.overflowing]
 
     def _own(self) -> dict[str, list[Any]]:
         """Makes this encoding own its lists (copied from the core if it still reads them from
@@ -204,7 +171,6 @@ class Encoding:
     def _clone(self) -> Encoding:
         """An independent copy (Rust's `clone`). A backed encoding shares its immutable core."""
         other = object.__new__(Encoding)
-        other._post_processed = self._post_processed
         if self._core is not None:
             if self._lists is None:
                 # One cache for this encoding and its clone: they read the same core.
@@ -311,7 +277,7 @@ class Encoding:
         """The windows truncation cut off, each a full encoding (fresh copies, as Hugging Face's)."""
         core = self._core
         if core is not None:
-            return [Encoding._from_core(o, post_processed=self._post_processed) for o in core.overflowing]
+            return [Encoding._from_core(o) for o in core.overflowing]
         assert self._overflowing is not None
         return [o._clone() for o in self._overflowing]
 
@@ -339,7 +305,6 @@ class Encoding:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._core = None
-        self._post_processed = True
         self._lists = {name: list(state["lists"][name]) for name in _LISTS}
         self._lists["offsets"] = [tuple(o) for o in self._lists["offsets"]]
         self._ranges = {int(k): (v[0], v[1]) for k, v in state["ranges"].items()}
@@ -588,7 +553,6 @@ class Encoding:
         for start, stop in windows:
             piece = object.__new__(Encoding)
             piece._core = None
-            piece._post_processed = True
             piece._lists = {name: values[start:stop] for name, values in lists.items()}
             piece._ranges = {}
             piece._overflowing = []

@@ -40,8 +40,6 @@ class Tokenizer:
                 f"tokenmill.Tokenizer; building one from a {type(model).__name__} is not supported yet"
             )
         self._tok = model
-        # Hugging Face records sequence ranges only through a post-processor (see Encoding).
-        self._post_processed = model.post_processor is not None
         # The tokenizer.json it was read from, for what only the file says (the model's own
         # vocabulary, apart from added tokens): a path or the text.
         self._source: tuple[str, str] | None = None
@@ -119,7 +117,7 @@ class Tokenizer:
         """
         _no_pretokenized(is_pretokenized)
         core = self._tok.encode_for_model(sequence, pair, add_special_tokens=add_special_tokens)
-        return Encoding._from_core(core, post_processed=self._post_processed)
+        return Encoding._from_core(core)
 
     def encode_batch(
         self, input: Sequence[EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True
@@ -139,7 +137,7 @@ class Tokenizer:
             core = self._tok.encode_batch_for_model(list(firsts), list(seconds), add_special_tokens=add_special_tokens)
         else:
             core = self._tok.encode_batch_for_model(items, add_special_tokens=add_special_tokens)
-        return [Encoding._from_core(e, post_processed=self._post_processed) for e in core]
+        return [Encoding._from_core(e) for e in core]
 
     def encode_batch_fast(
         self, input: Sequence[EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True
