@@ -208,3 +208,16 @@ def test_added_token_matches_tokenizers() -> None:
         assert repr(ours) == repr(theirs) and str(ours) == str(theirs)
         assert ours.__getstate__() == theirs.__getstate__()
     assert AddedToken("<x>") == AddedToken("<x>") and AddedToken("<x>") != AddedToken("<x>", lstrip=True)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from([*TEXTS, "é", "東京", "😀", " ", "ab"]), max_size=6).map("".join), st.booleans())
+def test_decode_stream_steps_as_tokenizers_does(files: Path, text: str, skip: bool) -> None:
+    from tokenizers.decoders import DecodeStream as TheirStream
+
+    from tokenmill.tokenizers.decoders import DecodeStream
+
+    ours, theirs = _cached(files)
+    ids = theirs.encode(text).ids
+    mine, their = DecodeStream(skip), TheirStream(skip_special_tokens=skip)
+    assert [mine.step(ours, i) for i in ids] == [their.step(theirs, i) for i in ids]

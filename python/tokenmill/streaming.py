@@ -36,6 +36,10 @@ class DecodeStream:
         # treats invalid bytes exactly as decoding the whole at once would (`errors`).
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors=_checks.decode_errors(errors))
 
+    def incomplete(self) -> bool:
+        """Whether the ids so far end inside a character (its first bytes are held back)."""
+        return bool(self._decoder.getstate()[0])
+
     def step(self, id: int) -> str:
         """Adds one id; returns the text it completes (often "", sometimes several characters)."""
         return self.feed([id])

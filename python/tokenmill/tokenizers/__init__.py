@@ -3,17 +3,19 @@ place of `from tokenizers import Tokenizer`, and the same files give the same `E
 
 What is here: `Tokenizer` (files, `encode`/`encode_batch` into `Encoding`s with the template,
 truncation and padding applied, `decode`/`decode_batch`, the vocabulary, added tokens' flags,
-truncation and padding settings), `Encoding` with every accessor, `AddedToken`. Not yet: the
-component namespaces (`models`, `normalizers`, `pre_tokenizers`, `processors`, `decoders`,
-`trainers`), adding tokens, `post_process`, pre-tokenized input.
+truncation and padding settings), `Encoding` with every accessor, `AddedToken`,
+`decoders.DecodeStream`. Not yet: the component classes (`models`, `normalizers`,
+`pre_tokenizers`, `processors`, `decoders`, `trainers`), adding tokens, `post_process`,
+pre-tokenized input.
 
 >>> from tokenmill.tokenizers import AddedToken
 >>> AddedToken("[MASK]", lstrip=True).lstrip
 True
 """
 
+from tokenmill.tokenizers import decoders
 from tokenmill.tokenizers.added_token import AddedToken
 from tokenmill.tokenizers.encoding import Encoding
 from tokenmill.tokenizers.tokenizer import Tokenizer
 
-__all__ = ["AddedToken", "Encoding", "Tokenizer"]
+__all__ = ["AddedToken", "Encoding", "Tokenizer", "decoders"]
