@@ -221,3 +221,36 @@ def test_decode_stream_steps_as_tokenizers_does(files: Path, text: str, skip: bo
     ids = theirs.encode(text).ids
     mine, their = DecodeStream(skip), TheirStream(skip_special_tokens=skip)
     assert [mine.step(ours, i) for i in ids] == [their.step(theirs, i) for i in ids]
+
+
+def test_adding_tokens_as_tokenizers_adds_them(files: Path) -> None:
+    ours, theirs = both(files)
+    for tok, made in ((ours, AddedToken), (theirs, hf.AddedToken)):
+        assert tok.add_special_tokens(["<extra>", made("[NEW]", rstrip=True), "<extra>"]) == 2
+        if files.name == "tokenizer.json":  # ordinary added tokens: see the xfail below
+            assert tok.add_tokens(["tokenmill", made(" <row>", lstrip=True), "the"]) == 3
+    assert ours.get_vocab() == theirs.get_vocab()
+    assert {i: repr(t) for i, t in ours.get_added_tokens_decoder().items()} == {
+        i: repr(t) for i, t in theirs.get_added_tokens_decoder().items()
+    }
+    for text in ("x <extra>y [NEW]   z", "the tokenmill <row> ok <extra>  [NEW]   x Tokenmill"):
+        assert fields(ours.encode(text)) == fields(theirs.encode(text)), text
+        ids = theirs.encode(text).ids
+        assert ours.decode(ids) == theirs.decode(ids) and ours.decode(ids, False) == theirs.decode(ids, False)
+
+
+@pytest.mark.xfail(
+    strict=True, reason="the prefix space / Metaspace ▁ is added before ordinary added tokens are matched"
+)
+def test_ordinary_added_tokens_with_a_prefix_space() -> None:
+    """Hugging Face matches `normalized: true` added tokens in the normalized text and only then
+    puts ByteLevel's prefix space (or Metaspace's ▁) before each stretch left between them;
+    tokenmill puts it in front of the whole text first, so "a tokenmill" gives ' tokenmill'
+    where tokenizers gives 'Ġ', 'tokenmill'."""
+    import tempfile
+
+    directory = Path(tempfile.mkdtemp())
+    theirs = hf.Tokenizer.from_file(str(_byte_level(directory)))
+    theirs.add_tokens(["tokenmill"])
+    ours = Tokenizer.from_str(theirs.to_str())
+    assert fields(ours.encode("a tokenmill")) == fields(theirs.encode("a tokenmill"))

@@ -19,7 +19,7 @@ class AddedToken:
     (default: not for special tokens, which are matched in the raw text); `special`: skipped when
     decoding with `skip_special_tokens`."""
 
-    __slots__ = ("content", "lstrip", "normalized", "rstrip", "single_word", "special")
+    __slots__ = ("_normalized", "content", "lstrip", "rstrip", "single_word", "special")
 
     def __init__(
         self,
@@ -35,13 +35,23 @@ class AddedToken:
         self.lstrip = lstrip
         self.rstrip = rstrip
         self.special = special
-        # As tokenizers: unless told, special tokens match the raw text, others the normalized.
-        self.normalized = (not special) if normalized is None else normalized
+        self._normalized = normalized
+
+    @property
+    def normalized(self) -> bool:
+        # As tokenizers: unless told, special tokens match the raw text, others the normalized —
+        # decided when asked, so a token made ordinary and then added as special is special's.
+        return (not self.special) if self._normalized is None else self._normalized
+
+    @normalized.setter
+    def normalized(self, value: bool) -> None:
+        self._normalized = value
 
     def __getstate__(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _FIELDS}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        self._normalized = None
         for name, value in state.items():
             setattr(self, name, value)
 

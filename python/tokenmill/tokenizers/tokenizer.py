@@ -192,6 +192,58 @@ class Tokenizer:
         """The added tokens by id, with their flags as the file gives them."""
         return {i: token for i, token in sorted(self._added().items())}
 
+    def add_tokens(self, tokens: Sequence[str | AddedToken]) -> int:
+        """Adds tokens matched in text before the model runs (a `str` is an ordinary added token,
+        matched in the normalized text); returns how many were added (tokens already added
+        before are not counted; their flags are updated).
+
+        >>> tok.add_tokens(["tokenmill", AddedToken(" <row>", lstrip=True)])   # doctest: +SKIP
+        2
+        """
+        return self._add([t if isinstance(t, AddedToken) else AddedToken(t) for t in _token_list(tokens)])
+
+    def add_special_tokens(self, tokens: Sequence[str | AddedToken]) -> int:
+        """Adds special tokens (matched in the raw text, skipped by `decode` with
+        `skip_special_tokens`); returns how many were new."""
+        added = []
+        for t in _token_list(tokens):
+            if isinstance(t, AddedToken):
+                t.special = True
+                added.append(t)
+            else:
+                added.append(AddedToken(t, special=True))
+        return self._add(added)
+
+    def _add(self, tokens: list[AddedToken]) -> int:
+        """Writes the tokens into the file's added tokens, as tokenizers numbers them (a token the
+        model already holds keeps its id; others follow the largest id), and reads it again."""
+        document = json.loads(self.to_str())
+        entries = document.setdefault("added_tokens", [])
+        known = {entry["content"]: entry for entry in entries}
+        vocab = self.get_vocab()
+        model = self._model_tokens()
+        next_id = max([*vocab.values(), -1]) + 1
+        new = 0
+        for token in tokens:
+            if not token.content:
+                continue
+            entry = known.get(token.content)
+            if entry is not None:
+                entry.update(token.__getstate__())  # tokenizers updates the flags of a known one
+                continue
+            if token.content in model:
+                found = vocab[token.content]
+            else:
+                found, next_id = next_id, next_id + 1
+            new += 1  # counted as tokenizers counts: added, whether or not the model held it
+            entry = {"id": found, **token.__getstate__()}
+            entries.append(entry)
+            known[token.content] = entry
+        again = Tokenizer.from_str(json.dumps(document, ensure_ascii=False))
+        self._tok, self._source = again._tok, again._source
+        self.__dict__.pop("_spelled_cache", None)
+        return new
+
     # -- truncation and padding -------------------------------------------------------------
     def enable_truncation(
         self, max_length: int, stride: int = 0, strategy: str = "longest_first", direction: str = "right"
@@ -305,6 +357,16 @@ class Tokenizer:
 def _no_pretokenized(is_pretokenized: bool) -> None:
     if is_pretokenized:
         raise _core.ConfigError("is_pretokenized=True (input already split into words) is not supported yet")
+
+
+def _token_list(tokens: Sequence[str | AddedToken]) -> list[str | AddedToken]:
+    if isinstance(tokens, (str, AddedToken)) or not isinstance(tokens, Iterable):
+        raise TypeError("expected a list of str or AddedToken")
+    out = list(tokens)
+    for t in out:
+        if not isinstance(t, (str, AddedToken)):
+            raise TypeError(f"expected str or AddedToken, not {type(t).__name__}")
+    return out
 
 
 def _parts(item: EncodeInput) -> tuple[str, str | None]:
