@@ -47,11 +47,13 @@ import hashlib
 import itertools
 import json
 import os
+import queue
 import re
 import secrets
 import sys
+import threading
 from array import array
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -347,29 +349,39 @@ def encode_part(
     counts = array("Q")
     with ShardWriter(out / (name + ".bin")) as ids_file:
 
-        def write(ids: bytes, doc_counts: bytes, *_: int) -> None:
+        def store(ids: bytes) -> None:
             ids_file.write(ids)
             digest.update(ids)
+
+        behind = _Behind(store)
+
+        def write(ids: bytes, doc_counts: bytes, *_: int) -> None:
+            behind.put(ids)
             more = array("Q")
             more.frombytes(doc_counts)
             counts.extend(more)
             on_tokens(len(ids) // settings.id_width)
 
-        if documents is None and part.path is not None and not is_parquet(part.path):
-            # Text and JSON Lines files: read, cut and encoded in Rust, batch by batch.
-            tokenizer._core.encode_files_flat(
-                [part.path],
-                settings.separator,
-                settings.text_field,
-                settings.allowed_special,
-                settings.end_of_document,
-                settings.id_width,
-                num_threads,
-                write,
-            )
-        else:
-            for batch in documents if documents is not None else read_part(part, settings.text_field):
-                write(*encode_batch(tokenizer, batch, settings, num_threads))
+        try:
+            if documents is None and part.path is not None and not is_parquet(part.path):
+                # Text and JSON Lines files: read, cut and encoded in Rust, batch by batch.
+                tokenizer._core.encode_files_flat(
+                    [part.path],
+                    settings.separator,
+                    settings.text_field,
+                    settings.allowed_special,
+                    settings.end_of_document,
+                    settings.id_width,
+                    num_threads,
+                    write,
+                )
+            else:
+                for batch in documents if documents is not None else read_part(part, settings.text_field):
+                    write(*encode_batch(tokenizer, batch, settings, num_threads))
+        except BaseException:
+            behind.close(check=False)
+            raise
+        behind.close()
     starts = array("Q", itertools.accumulate(counts, initial=0))
     tokens = starts[-1]
     _write_new(out / (name + ".idx"), _little_endian(starts))
@@ -387,6 +399,38 @@ def encode_part(
         _write_new(out / (name + ".cu.idx"), _little_endian(rows))
         entry.update(rows=len(rows) - 1, cu_seqlens=len(cu), unpacked_tokens=tokens % settings.sequence_length)
     return entry
+
+
+class _Behind:
+    """Hands each batch's ids to `sink` (write and hash) on a thread of its own, so the encoder
+    goes on with the next batch meanwhile: file writes and hashlib release the GIL. At most two
+    batches wait; the first error is raised at the next `put` or at `close`."""
+
+    def __init__(self, sink: Callable[[bytes], None]) -> None:
+        self._sink = sink
+        self._queue: queue.Queue[bytes | None] = queue.Queue(maxsize=2)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="tokenmill-shard-writer", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while (data := self._queue.get()) is not None:
+            if self._error is None:
+                try:
+                    self._sink(data)
+                except BaseException as e:  # noqa: BLE001 - handed to the encoding thread
+                    self._error = e
+
+    def put(self, data: bytes) -> None:
+        if self._error is not None:
+            raise self._error
+        self._queue.put(data)
+
+    def close(self, check: bool = True) -> None:
+        self._queue.put(None)
+        self._thread.join()
+        if check and self._error is not None:
+            raise self._error
 
 
 def packed_rows(starts: array, length: int) -> tuple[array, array]:
