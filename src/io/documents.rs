@@ -128,11 +128,7 @@ pub fn encode_files(
     num_threads: Option<usize>,
     each: &mut dyn FnMut(Vec<Vec<u32>>, u64) -> Result<()>,
 ) -> Result<()> {
-    if let DocumentFormat::Separated(separator) = format {
-        if separator.is_empty() {
-            return Err(Error::config("the document separator is empty"));
-        }
-    }
+    // (An empty separator is refused where a file is opened with it: `BlockReader::open_separated`.)
     let disallowed = SpecialSet::none();
     // One batch in the channel and one being read: memory stays at about three batches.
     let (send, receive) = mpsc::sync_channel::<Result<DocumentBatch>>(1);

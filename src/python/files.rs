@@ -2,6 +2,7 @@
 //! flat: what `encode_corpus` writes shards from and `encode_files` returns, with no Python
 //! string per document and no Python int per token.
 
+use super::callback::detach_calling;
 use super::columns::flatten;
 use super::errors::to_py;
 use super::tokenizer::{special_set, CoreTokenizer};
@@ -52,24 +53,13 @@ impl CoreTokenizer {
             return Err(to_py(Error::IdOutOfRange { id, n_vocab }));
         }
         let max_id = n_vocab.saturating_sub(1) as u32;
-        let mut python_error: Option<PyErr> = None;
-        let result = py.detach(|| {
+        detach_calling(py, |call| {
             encode_files(&self.inner, &paths, &format, &allowed, num_threads, &mut |ids, read| {
                 let (ids, counts) = flatten(ids, end_of_document, id_width, max_id)?;
-                Python::attach(|py| {
-                    let called = py.check_signals().and_then(|_| {
-                        on_batch.call1(py, (PyBytes::new(py, &ids), PyBytes::new(py, &counts), read)).map(|_| ())
-                    });
-                    called.map_err(|e| {
-                        python_error = Some(e);
-                        Error::Interrupted
-                    })
+                call(&mut |py| {
+                    on_batch.call1(py, (PyBytes::new(py, &ids), PyBytes::new(py, &counts), read)).map(|_| ())
                 })
             })
-        });
-        result.map_err(|e| match e {
-            Error::Interrupted => python_error.take().unwrap_or_else(|| to_py(Error::Interrupted)),
-            e => to_py(e),
         })
     }
 }
