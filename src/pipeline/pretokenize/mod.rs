@@ -9,6 +9,8 @@
 //! ([`huggingface`]); anything else is compiled as a user regex (with lookaround, via `fancy-regex`) and its
 //! matches are the pieces, as in tiktoken (text between matches is dropped).
 
+#[cfg(target_arch = "x86_64")]
+mod blocks;
 mod classes;
 pub mod huggingface;
 mod presets;
@@ -321,10 +323,10 @@ impl PreTokenizer {
             PreTokenizer::Chain(parts) => chain_pieces(parts, text, &mut f),
             PreTokenizer::HuggingFace(hf) => hf.for_each_piece(text, &mut f),
             PreTokenizer::Gpt2 => each_piece("gpt2", text, presets::gpt2_piece_end, f),
-            PreTokenizer::Cl100k => each_piece("cl100k", text, presets::cl100k_piece_end, f),
+            PreTokenizer::Cl100k => cl100k_family::<true>("cl100k", text, presets::cl100k_piece_end, f),
             PreTokenizer::O200k => each_piece("o200k", text, presets::o200k_piece_end, f),
-            PreTokenizer::Llama3 => each_piece("llama3", text, presets::llama3_piece_end, f),
-            PreTokenizer::Qwen2 => each_piece("qwen2", text, presets::qwen2_piece_end, f),
+            PreTokenizer::Llama3 => cl100k_family::<true>("llama3", text, presets::llama3_piece_end, f),
+            PreTokenizer::Qwen2 => cl100k_family::<false>("qwen2", text, presets::qwen2_piece_end, f),
             PreTokenizer::Tekken => each_piece("tekken", text, presets::tekken_piece_end, f),
             PreTokenizer::None => {
                 if text.is_empty() {
@@ -451,6 +453,24 @@ fn each_piece<'t>(
     Ok(())
 }
 
+/// Calls `f` on each piece of `text` under a preset of the cl100k family (`DIGITS3`: up to
+/// three digits a piece): 64-byte windows of ASCII at a time on x86-64 (`blocks.rs`, SSE2),
+/// `piece_end` alone elsewhere.
+#[inline(always)]
+fn cl100k_family<'t, const DIGITS3: bool>(
+    preset: &'static str,
+    text: &'t str,
+    piece_end: impl Fn(&str, usize) -> usize,
+    f: impl FnMut(&'t str) -> Result<()>,
+) -> Result<()> {
+    #[cfg(target_arch = "x86_64")]
+    return blocks::each_piece::<DIGITS3>(text, piece_end, f, |start, end| {
+        splitter_bug(preset, text.len(), start, end)
+    });
+    #[cfg(not(target_arch = "x86_64"))]
+    return each_piece(preset, text, piece_end, f);
+}
+
 /// The error for a splitter that ended a piece at `end` when it began at `start` (out of line,
 /// away from the piece loop: it never happens).
 #[cold]
@@ -499,6 +519,51 @@ mod tests {
                 let text: String = (0..len).map(|k| alphabet[((seed >> (k * 5)) as usize) % alphabet.len()]).collect();
                 let expected: Vec<&str> = slow.find_iter(&text).map(|m| m.unwrap().as_str()).collect();
                 assert_eq!(fast.split(&text).unwrap(), expected, "{preset} on {text:?}");
+            }
+        }
+    }
+
+    /// The 64-byte windows of the cl100k family (`blocks.rs`) against the character-at-a-time
+    /// splitters and the reference regexes, on texts long enough to span several windows and
+    /// made mostly of the bytes the windows' rules are about.
+    #[test]
+    fn cl100k_family_windows_equal_the_splitters_and_the_regexes() {
+        let alphabet: Vec<char> =
+            "aaaaeeZsStTlLvVrRdDmMx0123456789      \t\n\n\r\x0b\x0c'''..,!-_\x1c\x7f\u{a0}\u{3000}é中ſ١\u{85}"
+                .chars()
+                .collect();
+        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        type Splitter = fn(&str, usize) -> usize;
+        let family: [(&str, Splitter); 3] = [
+            ("cl100k", presets::cl100k_piece_end),
+            ("llama3", presets::llama3_piece_end),
+            ("qwen2", presets::qwen2_piece_end),
+        ];
+        for (preset, piece_end) in family {
+            let fast = PreTokenizer::from_spec(preset).unwrap();
+            let slow = fancy_regex::Regex::new(fast.pattern().unwrap()).unwrap();
+            for round in 0..6_000 {
+                let len = (next() % 300) as usize;
+                // Mostly ASCII; every other text has no non-ASCII character at all.
+                let span = if round % 2 == 0 { alphabet.len() - 7 } else { alphabet.len() };
+                let text: String = (0..len).map(|_| alphabet[(next() % span as u64) as usize]).collect();
+                let mut scalar = Vec::new();
+                each_piece(preset, &text, piece_end, |p| {
+                    scalar.push(p);
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(fast.split(&text).unwrap(), scalar, "{preset} on {text:?}");
+                if round % 4 == 0 {
+                    let expected: Vec<&str> = slow.find_iter(&text).map(|m| m.unwrap().as_str()).collect();
+                    assert_eq!(scalar, expected, "{preset} on {text:?}");
+                }
             }
         }
     }
