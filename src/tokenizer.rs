@@ -183,7 +183,9 @@ impl Tokenizer {
         if names.is_empty() {
             return Ok(self);
         }
-        let normalizer = self.splitter.normalizer.clone();
+        // Hugging Face matches these before ByteLevel's prefix space is put in front of each
+        // stretch between them: their own spelling has none.
+        let normalizer = self.splitter.normalizer.without_prefix_space();
         self.with_specials_changed(|specials| specials.with_normalized(names, |t| normalizer.apply(t).into_owned()))
     }
 
@@ -337,11 +339,28 @@ impl Tokenizer {
         out: &mut Vec<u32>,
         check: &mut dyn FnMut() -> Result<()>,
     ) -> Result<()> {
-        let normalized = self.splitter.normalizer.apply_at(text, at_start);
+        // Tokens matched in the normalized text are found before a prefix space is put in front
+        // of each stretch between them (as Hugging Face's ByteLevel pre-tokenizer does).
+        let normalizer = &self.splitter.normalizer;
+        let spaced_stretches = specials.is_some()
+            && self.splitter.specials.after_normalizing().is_some()
+            && normalizer.adds_prefix_space();
+        let normalized = if spaced_stretches {
+            normalizer.without_prefix_space().apply_at(text, at_start).into_owned().into()
+        } else {
+            normalizer.apply_at(text, at_start)
+        };
         let mut unchecked = 0;
         let mut unigram_base = 0.0;
         piece_cache::with_cache(self.cache_owner, |cache| {
             let mut encode = |stretch: &str, out: &mut Vec<u32>| {
+                let spaced;
+                let stretch = if spaced_stretches && !stretch.is_empty() && !stretch.starts_with(' ') {
+                    spaced = format!(" {stretch}");
+                    spaced.as_str()
+                } else {
+                    stretch
+                };
                 self.splitter.pretokenizer.for_each_piece(stretch, |piece| {
                     unchecked += piece.len();
                     if unchecked >= INTERRUPT_CHECK_BYTES {

@@ -141,6 +141,19 @@ impl Normalizer {
         }
     }
 
+    /// Whether this normalizer ends by putting a space in front of the text (ByteLevel's
+    /// `add_prefix_space`, which Hugging Face applies to each stretch between added tokens).
+    pub fn adds_prefix_space(&self) -> bool {
+        self.huggingface.is_none() && self.steps.contains(&Step::PrefixSpace)
+    }
+
+    /// This normalizer without its prefix space (see `adds_prefix_space`).
+    pub fn without_prefix_space(&self) -> Normalizer {
+        let mut n = self.clone();
+        n.steps.retain(|s| *s != Step::PrefixSpace);
+        n
+    }
+
     pub fn is_identity(&self) -> bool {
         self.steps.is_empty() && self.sentencepiece.is_none() && self.huggingface.is_none()
     }

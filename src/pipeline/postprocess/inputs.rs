@@ -6,9 +6,11 @@ use crate::error::{Error, Result};
 use crate::models::piece_cache;
 use crate::models::vocab::Vocab;
 use crate::models::PieceModel;
+use crate::pipeline::normalize::Alignment;
 use crate::pipeline::special::Segment;
 use crate::tokenizer::Tokenizer;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// The longest padded length accepted: padding allocates it for every input of a batch, so an
 /// absurd number must be refused rather than tried.
@@ -121,7 +123,66 @@ pub struct AlignedToken<'a> {
     pub added: bool,
 }
 
+/// Byte ranges of a normalized text: a token matched there (with its id) or the text between.
+type Cuts = Vec<(std::ops::Range<usize>, Option<u32>)>;
+
 impl Tokenizer {
+    /// `t` normalized (`at_start`: it starts the input), with the alignment to `t`, cut at the
+    /// tokens matched in normalized text (`normalized: true` added tokens). Where the normalizer
+    /// puts a space in front of the text, it goes in front of each stretch between such tokens
+    /// instead, after they are matched (as Hugging Face's ByteLevel pre-tokenizer does); the
+    /// space stands for its stretch's first character, as in `Normalizer::apply_aligned`.
+    fn normalized_stretches<'t>(&self, t: &'t str, at_start: bool) -> Result<(Cow<'t, str>, Option<Alignment>, Cuts)> {
+        let normalizer = &self.splitter.normalizer;
+        let Some(after) = self.splitter.specials.after_normalizing() else {
+            let (normalized, align) = normalizer.apply_aligned_at(t, at_start);
+            let whole = 0..normalized.len();
+            return Ok((normalized, align, vec![(whole, None)]));
+        };
+        let spaced = normalizer.adds_prefix_space();
+        let (plain, align) = if spaced {
+            normalizer.without_prefix_space().apply_aligned_at(t, at_start)
+        } else {
+            normalizer.apply_aligned_at(t, at_start)
+        };
+        let mut cuts = Vec::new();
+        let base = plain.as_ptr() as usize;
+        after.for_each_segment(
+            &plain,
+            |_| Ok::<bool, Error>(true),
+            |segment| {
+                let (s, id) = match segment {
+                    Segment::Text(s) => (s, None),
+                    Segment::Special { text: s, id } => (s, Some(id)),
+                };
+                let at = s.as_ptr() as usize - base;
+                cuts.push((at..at + s.len(), id));
+                Ok(())
+            },
+        )?;
+        let needs_space = |(range, id): &(std::ops::Range<usize>, Option<u32>)| {
+            id.is_none() && !range.is_empty() && !plain[range.clone()].starts_with(' ')
+        };
+        if !spaced || !cuts.iter().any(needs_space) {
+            return Ok((plain, align, cuts));
+        }
+        let source = |b: usize| align.as_ref().map_or((b as u32, b as u32 + 1), |a| a[b]);
+        let mut out = String::with_capacity(plain.len() + cuts.len());
+        let mut out_align = Vec::with_capacity(plain.len() + cuts.len());
+        let mut spaced_cuts = Vec::with_capacity(cuts.len());
+        for cut in cuts {
+            let start = out.len();
+            if needs_space(&cut) {
+                out.push(' ');
+                out_align.push(source(cut.0.start));
+            }
+            out.push_str(&plain[cut.0.clone()]);
+            out_align.extend(cut.0.clone().map(source));
+            spaced_cuts.push((start..out.len(), cut.1));
+        }
+        Ok((Cow::Owned(out), Some(out_align), spaced_cuts))
+    }
+
     /// The model's tokens for `text` with character offsets into `text` and word indices:
     /// special tokens are matched in the text (as Hugging Face matches added tokens) and each
     /// is a word of its own. Offsets go through normalization; a token that covers part of a
@@ -179,7 +240,7 @@ impl Tokenizer {
                     }
                     Segment::Text(t) => {
                         let base = base_of(t);
-                        let (normalized, align) = self.splitter.normalizer.apply_aligned_at(t, base == 0);
+                        let (normalized, align, cuts) = self.normalized_stretches(t, base == 0)?;
                         let original = |start: usize, end: usize| -> (usize, usize) {
                             match &align {
                                 None => (base + start, base + end),
@@ -191,22 +252,8 @@ impl Tokenizer {
                             }
                         };
                         let mut unigram_base = 0.0;
-                        // Tokens matched in the normalized text cut it first (`normalized: true`).
-                        let mut stretches: Vec<(&str, Option<u32>)> = Vec::new();
-                        match self.splitter.specials.after_normalizing() {
-                            Some(after) => after.for_each_segment(
-                                &normalized,
-                                |_| Ok::<bool, Error>(true),
-                                |segment| {
-                                    stretches.push(match segment {
-                                        Segment::Text(t) => (t, None),
-                                        Segment::Special { text: t, id } => (t, Some(id)),
-                                    });
-                                    Ok(())
-                                },
-                            )?,
-                            None => stretches.push((&normalized, None)),
-                        }
+                        let stretches: Vec<(&str, Option<u32>)> =
+                            cuts.into_iter().map(|(range, id)| (&normalized[range], id)).collect();
                         piece_cache::with_cache(self.cache_owner, |cache| {
                             for (stretch, special) in stretches {
                                 if let Some(id) = special {
