@@ -259,5 +259,3 @@ def test_ordinary_added_tokens_with_a_prefix_space(
     assert fields(ours.encode(text)) == fields(theirs.encode(text)), text
     plain = theirs.encode(text, add_special_tokens=False).ids
     assert ours._tok.encode(text, allowed_special="all") == plain, text
-
-
