@@ -1,4 +1,5 @@
-//! The cl100k family's pieces (cl100k, Llama 3, Qwen 2) found 64 bytes at a time.
+//! The pieces of the cl100k family (cl100k, Llama 3, Qwen 2) and the o200k family (o200k,
+//! Mistral's tekken) found 64 bytes at a time.
 //!
 //! Why: the character-at-a-time splitter (`presets.rs`) decides each piece with a chain of
 //! branches the processor mispredicts about once a piece — a third of encoding time on English.
@@ -23,9 +24,16 @@
 //! - an apostrophe that starts a piece and is followed by `s d m t ll ve re` (any case) is a
 //!   piece of its own (`'(?i:[sdmt]|ll|ve|re)`), so the byte after it starts one.
 //!
+//! The o200k family differs in three ways: an uppercase letter right after a lowercase one
+//! starts a piece (`[A-Z]*[a-z]+|[A-Z]+[a-z]*`: words split where the case goes back up); the
+//! `/` and N bytes right after an O run belong to its piece (`[\r\n/]*`); a contraction is the
+//! end of the word before it (`(?i:'s|'t|'re|'ve|'m|'ll|'d)?`), so its apostrophe starts no
+//! piece and the byte after it does (o200k; tekken has none).
+//!
 //! Only a whitespace run that reaches the prefix's end depends on what follows (its last byte,
 //! its last N, the end of the text: `\s++$`), so starts after such a run's first byte are not
-//! trusted; the last trusted start becomes the next window's `pos`, and the piece from it is
+//! trusted (in the o200k family, nor those from an apostrophe after a word on, when the bytes
+//! that would make it a contraction are not all in the prefix); the last trusted start becomes the next window's `pos`, and the piece from it is
 //! found again there. Where no piece ends inside a window (a long run, non-ASCII text), the
 //! character-at-a-time splitter takes one piece. `mod.rs`'s tests check this against it and
 //! against the reference regex on generated text, at every offset in a window.
@@ -33,12 +41,14 @@
 /// Which bytes of a window are in each class the pattern asks about.
 struct Masks {
     letter: u64,
+    upper: u64,
     digit: u64,
     space: u64,
     /// `\t`, `\v`, `\f`: whitespace that is neither a space (which ` ?` takes) nor N.
     tab: u64,
     newline: u64,
     apostrophe: u64,
+    slash: u64,
     /// Bytes at or above 0x80.
     high: u64,
 }
@@ -48,7 +58,7 @@ struct Masks {
 #[inline(always)]
 fn classify(window: &[u8; 64]) -> Masks {
     use std::arch::x86_64::*;
-    let mut m = [0u64; 7];
+    let mut m = [0u64; 9];
     for q in 0..4 {
         // SAFETY: SSE2 is part of x86-64; the load reads 16 of the window's 64 bytes.
         unsafe {
@@ -70,30 +80,62 @@ fn classify(window: &[u8; 64]) -> Masks {
                 eq(b'\n') | eq(b'\r'),
                 eq(b'\''),
                 _mm_movemask_epi8(v),
+                range(v, b'A', 26),
+                eq(b'/'),
             ];
             for (mask, lane) in m.iter_mut().zip(lanes) {
                 *mask |= (lane as u16 as u64) << (16 * q);
             }
         }
     }
-    Masks { letter: m[0], digit: m[1], space: m[2], tab: m[3] & !m[4], newline: m[4], apostrophe: m[5], high: m[6] }
+    Masks {
+        letter: m[0],
+        upper: m[7],
+        digit: m[1],
+        space: m[2],
+        tab: m[3] & !m[4],
+        newline: m[4],
+        apostrophe: m[5],
+        slash: m[8],
+        high: m[6],
+    }
 }
 
 /// The piece starts among the window's first `len` bytes (ASCII, `1 <= len <= 64`) and the
-/// last of them that can be trusted. `DIGITS3`: `\p{N}{1,3}` (cl100k, Llama 3) rather than one
-/// digit a piece (Qwen 2); the presets' other differences are at the text's end, left to the
+/// last of them that can be trusted. `O200K`: the o200k family's rules; `DIGITS3`: `\p{N}{1,3}`
+/// rather than one digit a piece (Qwen 2, tekken); `CONTRACTIONS`: `'s` and the like (all but
+/// tekken). The presets' other differences are at the text's end, left to the
 /// character-at-a-time splitter. `ws_after`: the byte after those `len` is whitespace, or
 /// might be (non-ASCII, or the text's end). Bit 0 (the window's `pos`) is always a start.
 #[inline(always)]
-fn starts<const DIGITS3: bool>(m: &Masks, window: &[u8; 64], len: u32, ws_after: bool) -> (u64, u32) {
+fn starts<const O200K: bool, const DIGITS3: bool, const CONTRACTIONS: bool>(
+    m: &Masks,
+    window: &[u8; 64],
+    len: u32,
+    ws_after: bool,
+) -> (u64, u32) {
     let valid = if len == 64 { !0 } else { (1u64 << len) - 1 };
     let (letter, digit, space, tab, newline) =
         (m.letter & valid, m.digit & valid, m.space & valid, m.tab & valid, m.newline & valid);
     let other = valid & !(letter | digit | space | tab | newline);
 
-    // N bytes that follow an O run (with the N bytes after them) end the O run's piece.
+    // N bytes that follow an O run (with the N bytes after them, and in the o200k family the
+    // `/` too) end the O run's piece.
     let seed = newline & (other << 1);
-    let glued = newline & !newline.wrapping_add(seed);
+    let glued = if O200K {
+        // A `/` is an O byte too, so an N after a glued `/` also follows an O byte: the run is
+        // filled upwards from every such N (by doubling steps), not by one carry from its first.
+        let (mut glued, mut through) = (seed, newline | (m.slash & valid));
+        for step in [1, 2, 4, 8, 16, 32] {
+            glued |= (glued << step) & through;
+            through &= through << step;
+        }
+        glued
+    } else {
+        // Only a run's first N can follow an O byte: one carry fills the run from it.
+        newline & !newline.wrapping_add(seed)
+    };
+    let other = other & !glued;
     let ws = (space | tab | newline) & !glued;
     let run_first = ws & !(ws << 1);
     let ws_next = (ws >> 1) | (u64::from(ws_after) << (len - 1));
@@ -123,6 +165,10 @@ fn starts<const DIGITS3: bool>(m: &Masks, window: &[u8; 64], len: u32, ws_after:
     let letter_first = letter & !(letter << 1);
     let prefixed = ((space | tab) << 1) | (other_first << 1);
     starts |= letter_first & !prefixed;
+    if O200K {
+        let upper = m.upper & valid;
+        starts |= upper & ((letter & !upper) << 1);
+    }
 
     // Digits: each run's first, then every third (or every one).
     if DIGITS3 {
@@ -139,37 +185,75 @@ fn starts<const DIGITS3: bool>(m: &Masks, window: &[u8; 64], len: u32, ws_after:
         starts |= digit;
     }
 
-    // Contractions: an apostrophe that starts a piece, then s d m t, or ll ve re, in any case
-    // (`| 0x20` folds exactly A-Z onto a-z among these letters).
-    let mut apostrophes = m.apostrophe & other_first;
-    while apostrophes != 0 {
-        let at = apostrophes.trailing_zeros() as usize;
-        apostrophes &= apostrophes - 1;
-        let fold = |k: usize| if k < len as usize { window[k] | 0x20 } else { 0 };
-        let end = match (fold(at + 1), fold(at + 2)) {
-            (b's' | b'd' | b'm' | b't', _) => at + 2,
-            (b'l', b'l') | (b'v', b'e') | (b'r', b'e') => at + 3,
-            _ => continue,
-        };
-        if end < 64 {
-            starts |= 1 << end;
+    // Contractions (`| 0x20` folds exactly A-Z onto a-z among these letters; 0: not in the
+    // prefix). The cl100k family's: an apostrophe that starts a piece, then s d m t, or ll ve re,
+    // in any case.
+    let fold = |k: usize| if k < len as usize { window[k] | 0x20 } else { 0 };
+    let mut untrusted_from = 64;
+    if CONTRACTIONS && !O200K {
+        let mut apostrophes = m.apostrophe & other_first;
+        while apostrophes != 0 {
+            let at = apostrophes.trailing_zeros() as usize;
+            apostrophes &= apostrophes - 1;
+            let end = match (fold(at + 1), fold(at + 2)) {
+                (b's' | b'd' | b'm' | b't', _) => at + 2,
+                (b'l', b'l') | (b'v', b'e') | (b'r', b'e') => at + 3,
+                _ => continue,
+            };
+            if end < 64 {
+                starts |= 1 << end;
+            }
+        }
+    }
+    // The o200k family's: an apostrophe right after a word's letters (not a contraction's)
+    // ends the word when followed by s t m d, or re ve ll.
+    if CONTRACTIONS && O200K {
+        let mut apostrophes = m.apostrophe & valid & (letter << 1);
+        let mut after_contraction = usize::MAX;
+        while apostrophes != 0 {
+            let at = apostrophes.trailing_zeros() as usize;
+            apostrophes &= apostrophes - 1;
+            if at == after_contraction {
+                continue;
+            }
+            let end = match (fold(at + 1), fold(at + 2)) {
+                (b's' | b't' | b'm' | b'd', _) => at + 2,
+                (b'r', b'e') | (b'v', b'e') | (b'l', b'l') => at + 3,
+                // Not known from the prefix (`ſ` folds to `s`; `'r`, `'v`, `'l` need one more).
+                (0, _) | (b'r' | b'v' | b'l', 0) => {
+                    untrusted_from = at;
+                    break;
+                }
+                _ => continue,
+            };
+            let inside = ((1u64 << (end - at)) - 1) << at;
+            starts &= !inside;
+            if end < 64 {
+                starts |= 1 << end;
+            }
+            after_contraction = end;
         }
     }
 
     // A whitespace run that reaches the end may go on: nothing after its first byte is known.
     let last = len - 1;
-    let trusted = if ws & ws_next & (1 << last) != 0 { 63 - (run_first & valid).leading_zeros() } else { len - 1 };
+    let mut trusted = if ws & ws_next & (1 << last) != 0 { 63 - (run_first & valid).leading_zeros() } else { len - 1 };
+    if untrusted_from < 64 {
+        // A start before the apostrophe: the window's own `pos` at least.
+        trusted = trusted.min(untrusted_from.saturating_sub(1) as u32);
+    }
     (starts & valid, trusted)
 }
 
-/// Calls `f` on each piece of `text` under the cl100k family's pattern: windows where the text
-/// is ASCII, `piece_end` (the preset's character-at-a-time splitter) elsewhere.
+/// Calls `f` on each piece of `text` under a pattern of the cl100k or o200k family (the flags
+/// of `starts`): windows where the text is ASCII, `piece_end` (the preset's
+/// character-at-a-time splitter) elsewhere.
 ///
 /// Tried and dropped: passing each window's pieces ahead to prefetch their piece-cache sets
 /// (the probes' stall fell from 9% to 3% of the time, but the extra pass over the pieces cost
 /// more: English 148 → 120 MB/s).
 #[inline(always)]
-pub fn each_piece<'t, const DIGITS3: bool>(
+pub fn each_piece<'t, const O200K: bool, const DIGITS3: bool, const CONTRACTIONS: bool>(
     text: &'t str,
     piece_end: impl Fn(&str, usize) -> usize,
     mut f: impl FnMut(&'t str) -> crate::error::Result<()>,
@@ -200,7 +284,7 @@ pub fn each_piece<'t, const DIGITS3: bool>(
                 let ws_after = bytes
                     .get(after)
                     .is_none_or(|&b| b >= 0x80 || super::classes::ASCII[b as usize] & super::classes::SPACE != 0);
-                let (starts, trusted) = starts::<DIGITS3>(&m, window, len, ws_after);
+                let (starts, trusted) = starts::<O200K, DIGITS3, CONTRACTIONS>(&m, window, len, ws_after);
                 let mut rest = starts & !1 & (u64::MAX >> (63 - trusted));
                 if len < in_text {
                     scalar_until = pos + len as usize + 1;

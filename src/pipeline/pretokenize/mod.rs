@@ -323,11 +323,11 @@ impl PreTokenizer {
             PreTokenizer::Chain(parts) => chain_pieces(parts, text, &mut f),
             PreTokenizer::HuggingFace(hf) => hf.for_each_piece(text, &mut f),
             PreTokenizer::Gpt2 => each_piece("gpt2", text, presets::gpt2_piece_end, f),
-            PreTokenizer::Cl100k => cl100k_family::<true>("cl100k", text, presets::cl100k_piece_end, f),
-            PreTokenizer::O200k => each_piece("o200k", text, presets::o200k_piece_end, f),
-            PreTokenizer::Llama3 => cl100k_family::<true>("llama3", text, presets::llama3_piece_end, f),
-            PreTokenizer::Qwen2 => cl100k_family::<false>("qwen2", text, presets::qwen2_piece_end, f),
-            PreTokenizer::Tekken => each_piece("tekken", text, presets::tekken_piece_end, f),
+            PreTokenizer::Cl100k => windows::<false, true, true>("cl100k", text, presets::cl100k_piece_end, f),
+            PreTokenizer::O200k => windows::<true, true, true>("o200k", text, presets::o200k_piece_end, f),
+            PreTokenizer::Llama3 => windows::<false, true, true>("llama3", text, presets::llama3_piece_end, f),
+            PreTokenizer::Qwen2 => windows::<false, false, true>("qwen2", text, presets::qwen2_piece_end, f),
+            PreTokenizer::Tekken => windows::<true, false, false>("tekken", text, presets::tekken_piece_end, f),
             PreTokenizer::None => {
                 if text.is_empty() {
                     Ok(())
@@ -453,18 +453,18 @@ fn each_piece<'t>(
     Ok(())
 }
 
-/// Calls `f` on each piece of `text` under a preset of the cl100k family (`DIGITS3`: up to
-/// three digits a piece): 64-byte windows of ASCII at a time on x86-64 (`blocks.rs`, SSE2),
-/// `piece_end` alone elsewhere.
+/// Calls `f` on each piece of `text` under a preset of the cl100k or o200k family (`O200K`,
+/// `DIGITS3`: up to three digits a piece, `CONTRACTIONS`: `'s` and the like): 64-byte windows of
+/// ASCII at a time on x86-64 (`blocks.rs`, SSE2), `piece_end` alone elsewhere.
 #[inline(always)]
-fn cl100k_family<'t, const DIGITS3: bool>(
+fn windows<'t, const O200K: bool, const DIGITS3: bool, const CONTRACTIONS: bool>(
     preset: &'static str,
     text: &'t str,
     piece_end: impl Fn(&str, usize) -> usize,
     f: impl FnMut(&'t str) -> Result<()>,
 ) -> Result<()> {
     #[cfg(target_arch = "x86_64")]
-    return blocks::each_piece::<DIGITS3>(text, piece_end, f, |start, end| {
+    return blocks::each_piece::<O200K, DIGITS3, CONTRACTIONS>(text, piece_end, f, |start, end| {
         splitter_bug(preset, text.len(), start, end)
     });
     #[cfg(not(target_arch = "x86_64"))]
@@ -523,13 +523,13 @@ mod tests {
         }
     }
 
-    /// The 64-byte windows of the cl100k family (`blocks.rs`) against the character-at-a-time
+    /// The 64-byte windows of the cl100k and o200k families (`blocks.rs`) against the character-at-a-time
     /// splitters and the reference regexes, on texts long enough to span several windows and
     /// made mostly of the bytes the windows' rules are about.
     #[test]
-    fn cl100k_family_windows_equal_the_splitters_and_the_regexes() {
+    fn windows_equal_the_splitters_and_the_regexes() {
         let alphabet: Vec<char> =
-            "aaaaeeZsStTlLvVrRdDmMx0123456789      \t\n\n\r\x0b\x0c'''..,!-_\x1c\x7f\u{a0}\u{3000}é中ſ١\u{85}"
+            "aaaaeeZAsStTlLvVrRdDmMx0123456789      \t\n\n\r\x0b\x0c'''..,!-_//\x1c\x7f\u{a0}\u{3000}é中ſ١\u{85}"
                 .chars()
                 .collect();
         let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
@@ -540,10 +540,12 @@ mod tests {
             seed
         };
         type Splitter = fn(&str, usize) -> usize;
-        let family: [(&str, Splitter); 3] = [
+        let family: [(&str, Splitter); 5] = [
             ("cl100k", presets::cl100k_piece_end),
             ("llama3", presets::llama3_piece_end),
             ("qwen2", presets::qwen2_piece_end),
+            ("o200k", presets::o200k_piece_end),
+            ("tekken", presets::tekken_piece_end),
         ];
         for (preset, piece_end) in family {
             let fast = PreTokenizer::from_spec(preset).unwrap();
