@@ -1,5 +1,5 @@
-//! The pieces of the cl100k family (cl100k, Llama 3, Qwen 2) and the o200k family (o200k,
-//! Mistral's tekken) found 64 bytes at a time.
+//! The pieces of the cl100k family (cl100k, Llama 3, Qwen 2), the o200k family (o200k,
+//! Mistral's tekken) and GPT-2's pattern found 64 bytes at a time.
 //!
 //! Why: the character-at-a-time splitter (`presets.rs`) decides each piece with a chain of
 //! branches the processor mispredicts about once a piece — a third of encoding time on English.
@@ -29,6 +29,10 @@
 //! `/` and N bytes right after an O run belong to its piece (`[\r\n/]*`); a contraction is the
 //! end of the word before it (`(?i:'s|'t|'re|'ve|'m|'ll|'d)?`), so its apostrophe starts no
 //! piece and the byte after it does (o200k; tekken has none).
+//!
+//! GPT-2's pattern is simpler: only a space goes in front of a letter, digit or O run
+//! (` ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++`), digit runs are whole, N is whitespace like
+//! any other, and its contractions are lowercase.
 //!
 //! Only a whitespace run that reaches the prefix's end depends on what follows (its last byte,
 //! its last N, the end of the text: `\s++$`), so starts after such a run's first byte are not
@@ -102,13 +106,13 @@ fn classify(window: &[u8; 64]) -> Masks {
 }
 
 /// The piece starts among the window's first `len` bytes (ASCII, `1 <= len <= 64`) and the
-/// last of them that can be trusted. `O200K`: the o200k family's rules; `DIGITS3`: `\p{N}{1,3}`
+/// last of them that can be trusted. `GPT2`: GPT-2's pattern; `O200K`: the o200k family's rules; `DIGITS3`: `\p{N}{1,3}`
 /// rather than one digit a piece (Qwen 2, tekken); `CONTRACTIONS`: `'s` and the like (all but
 /// tekken). The presets' other differences are at the text's end, left to the
 /// character-at-a-time splitter. `ws_after`: the byte after those `len` is whitespace, or
 /// might be (non-ASCII, or the text's end). Bit 0 (the window's `pos`) is always a start.
 #[inline(always)]
-fn starts<const O200K: bool, const DIGITS3: bool, const CONTRACTIONS: bool>(
+fn starts<const GPT2: bool, const O200K: bool, const DIGITS3: bool, const CONTRACTIONS: bool>(
     m: &Masks,
     window: &[u8; 64],
     len: u32,
@@ -122,7 +126,10 @@ fn starts<const O200K: bool, const DIGITS3: bool, const CONTRACTIONS: bool>(
     // N bytes that follow an O run (with the N bytes after them, and in the o200k family the
     // `/` too) end the O run's piece.
     let seed = newline & (other << 1);
-    let glued = if O200K {
+    let glued = if GPT2 {
+        // GPT-2's pattern has no such alternative: N is whitespace like any other.
+        0
+    } else if O200K {
         // A `/` is an O byte too, so an N after a glued `/` also follows an O byte: the run is
         // filled upwards from every such N (by doubling steps), not by one carry from its first.
         let (mut glued, mut through) = (seed, newline | (m.slash & valid));
@@ -140,11 +147,11 @@ fn starts<const O200K: bool, const DIGITS3: bool, const CONTRACTIONS: bool>(
     let run_first = ws & !(ws << 1);
     let ws_next = (ws >> 1) | (u64::from(ws_after) << (len - 1));
     // A run's last byte, unless it is N (`\s*[\r\n]` then ends the run's piece with it).
-    let run_last = ws & !ws_next & !newline;
+    let run_last = if GPT2 { ws & !ws_next } else { ws & !ws_next & !newline };
     let mut starts = 1 | run_first | run_last;
 
     // The byte after the last N of each run that has one (when the run goes on past it).
-    let mut newlines = newline & ws;
+    let mut newlines = if GPT2 { 0 } else { newline & ws };
     while newlines != 0 {
         let first = newlines.trailing_zeros();
         let beyond = !ws & (!0u64 << first);
@@ -163,15 +170,19 @@ fn starts<const O200K: bool, const DIGITS3: bool, const CONTRACTIONS: bool>(
     starts |= other_first;
     // Letter runs, unless the byte before is their first (a space, a tab-like or a starting O).
     let letter_first = letter & !(letter << 1);
-    let prefixed = ((space | tab) << 1) | (other_first << 1);
+    // (GPT-2: ` ?\p{L}++`, only a space.)
+    let prefixed = if GPT2 { space << 1 } else { ((space | tab) << 1) | (other_first << 1) };
     starts |= letter_first & !prefixed;
     if O200K {
         let upper = m.upper & valid;
         starts |= upper & ((letter & !upper) << 1);
     }
 
-    // Digits: each run's first, then every third (or every one).
-    if DIGITS3 {
+    // Digits: each run's first, then every third (or every one; GPT-2: ` ?\p{N}++`, the run
+    // whole, after a space if one comes before).
+    if GPT2 {
+        starts |= digit & !(digit << 1) & !(space << 1);
+    } else if DIGITS3 {
         let run = digit & !(digit << 1);
         let three = digit & (digit << 1) & (digit << 2);
         let mut group = run;
@@ -186,9 +197,18 @@ fn starts<const O200K: bool, const DIGITS3: bool, const CONTRACTIONS: bool>(
     }
 
     // Contractions (`| 0x20` folds exactly A-Z onto a-z among these letters; 0: not in the
-    // prefix). The cl100k family's: an apostrophe that starts a piece, then s d m t, or ll ve re,
-    // in any case.
-    let fold = |k: usize| if k < len as usize { window[k] | 0x20 } else { 0 };
+    // prefix). The cl100k family's (and GPT-2's): an apostrophe that starts a piece, then s d m
+    // t, or ll ve re, in any case (GPT-2: lowercase).
+    // (GPT-2's contractions are lowercase only.)
+    let fold = |k: usize| {
+        if k >= len as usize {
+            0
+        } else if GPT2 {
+            window[k]
+        } else {
+            window[k] | 0x20
+        }
+    };
     let mut untrusted_from = 64;
     if CONTRACTIONS && !O200K {
         let mut apostrophes = m.apostrophe & other_first;
@@ -198,8 +218,16 @@ fn starts<const O200K: bool, const DIGITS3: bool, const CONTRACTIONS: bool>(
             let end = match (fold(at + 1), fold(at + 2)) {
                 (b's' | b'd' | b'm' | b't', _) => at + 2,
                 (b'l', b'l') | (b'v', b'e') | (b'r', b'e') => at + 3,
+                // GPT-2 starts a piece at the letter after the apostrophe unless it is a
+                // contraction's: not known until both bytes are in the prefix.
+                (0, _) | (b'l' | b'v' | b'r', 0) if GPT2 => {
+                    untrusted_from = at;
+                    break;
+                }
                 _ => continue,
             };
+            // Its letters start nothing (GPT-2's letter rule would start one after `'`).
+            starts &= !(((1u64 << (end - at - 1)) - 1) << (at + 1));
             if end < 64 {
                 starts |= 1 << end;
             }
@@ -253,7 +281,7 @@ fn starts<const O200K: bool, const DIGITS3: bool, const CONTRACTIONS: bool>(
 /// (the probes' stall fell from 9% to 3% of the time, but the extra pass over the pieces cost
 /// more: English 148 → 120 MB/s).
 #[inline(always)]
-pub fn each_piece<'t, const O200K: bool, const DIGITS3: bool, const CONTRACTIONS: bool>(
+pub fn each_piece<'t, const GPT2: bool, const O200K: bool, const DIGITS3: bool, const CONTRACTIONS: bool>(
     text: &'t str,
     piece_end: impl Fn(&str, usize) -> usize,
     mut f: impl FnMut(&'t str) -> crate::error::Result<()>,
@@ -284,7 +312,7 @@ pub fn each_piece<'t, const O200K: bool, const DIGITS3: bool, const CONTRACTIONS
                 let ws_after = bytes
                     .get(after)
                     .is_none_or(|&b| b >= 0x80 || super::classes::ASCII[b as usize] & super::classes::SPACE != 0);
-                let (starts, trusted) = starts::<O200K, DIGITS3, CONTRACTIONS>(&m, window, len, ws_after);
+                let (starts, trusted) = starts::<GPT2, O200K, DIGITS3, CONTRACTIONS>(&m, window, len, ws_after);
                 let mut rest = starts & !1 & (u64::MAX >> (63 - trusted));
                 if len < in_text {
                     scalar_until = pos + len as usize + 1;
