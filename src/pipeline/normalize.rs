@@ -31,11 +31,11 @@ pub enum Step {
     LowercaseChars,
 }
 
-/// What the steps make of each ASCII byte (`DROPPED`: nothing), found on first use; `None` when
-/// a step is not a byte-for-byte map on ASCII (the prefix space). Derived from the steps, so it
-/// takes no part in comparing normalizers.
+/// What the steps make of each ASCII byte (`DROPPED`: nothing), found on first use; the prefix
+/// space, the one step that is not a byte-for-byte map, is left to the callers. Derived from the
+/// steps, so it takes no part in comparing normalizers.
 #[derive(Debug, Clone, Default)]
-struct AsciiMap(std::sync::OnceLock<Option<[u8; 128]>>);
+struct AsciiMap(std::sync::OnceLock<[u8; 128]>);
 
 impl PartialEq for AsciiMap {
     fn eq(&self, _: &Self) -> bool {
@@ -166,7 +166,6 @@ impl Normalizer {
     pub fn without_prefix_space(&self) -> Normalizer {
         let mut n = self.clone();
         n.steps.retain(|s| *s != Step::PrefixSpace);
-        n.ascii = AsciiMap::default();
         n
     }
 
@@ -196,15 +195,14 @@ impl Normalizer {
         // ASCII text through a table, in one pass: each step allocating its own copy (and BERT's
         // accent stripping decomposing every character) was a third of encoding English with a
         // BERT tokenizer.
-        if !self.steps.is_empty() && text.is_ascii() {
-            if let Some(map) = self.ascii_map() {
-                let bytes = text.as_bytes();
-                if bytes.iter().all(|&b| map[b as usize] == b) {
-                    return Cow::Borrowed(text);
-                }
-                let out: Vec<u8> = bytes.iter().map(|&b| map[b as usize]).filter(|&b| b != DROPPED).collect();
-                return Cow::Owned(String::from_utf8(out).expect("ASCII maps to ASCII"));
+        if !self.steps.is_empty() && !self.steps.contains(&Step::PrefixSpace) && text.is_ascii() {
+            let map = self.ascii_map();
+            let bytes = text.as_bytes();
+            if bytes.iter().all(|&b| map[b as usize] == b) {
+                return Cow::Borrowed(text);
             }
+            let out: Vec<u8> = bytes.iter().map(|&b| map[b as usize]).filter(|&b| b != DROPPED).collect();
+            return Cow::Owned(String::from_utf8(out).expect("ASCII maps to ASCII"));
         }
         self.apply_each_step(text)
     }
@@ -277,43 +275,39 @@ impl Normalizer {
 }
 
 impl Normalizer {
-    /// The table of `AsciiMap`, made on first use.
-    fn ascii_map(&self) -> Option<&[u8; 128]> {
-        self.ascii
-            .0
-            .get_or_init(|| {
-                if self.steps.contains(&Step::PrefixSpace) {
-                    return None;
-                }
-                let other = self.steps.contains(&Step::CleanText).then(crate::util::charset::other);
-                let mut map = [DROPPED; 128];
-                'bytes: for (b, slot) in map.iter_mut().enumerate() {
-                    let mut c = b as u8 as char;
-                    for step in &self.steps {
-                        c = match step {
-                            Step::Lowercase | Step::LowercaseChars => c.to_ascii_lowercase(),
-                            Step::CleanText => {
-                                let drop =
-                                    other.as_ref().is_some_and(|o| !matches!(c, '\t' | '\n' | '\r') && o.contains(c));
-                                if c == '\0' || drop {
-                                    continue 'bytes;
-                                }
-                                if c.is_whitespace() {
-                                    ' '
-                                } else {
-                                    c
-                                }
+    /// The table of `AsciiMap`, made on first use: every step maps an ASCII character to at
+    /// most one ASCII character on its own (nothing composes, nothing looks at context).
+    fn ascii_map(&self) -> &[u8; 128] {
+        self.ascii.0.get_or_init(|| {
+            let other = self.steps.contains(&Step::CleanText).then(crate::util::charset::other);
+            let mut map = [DROPPED; 128];
+            'bytes: for (b, slot) in map.iter_mut().enumerate() {
+                let mut c = b as u8 as char;
+                for step in &self.steps {
+                    c = match step {
+                        Step::Lowercase | Step::LowercaseChars => c.to_ascii_lowercase(),
+                        Step::CleanText => {
+                            let drop =
+                                other.as_ref().is_some_and(|o| !matches!(c, '\t' | '\n' | '\r') && o.contains(c));
+                            if c == '\0' || drop {
+                                continue 'bytes;
                             }
-                            // Identity on ASCII: no decomposition, no marks, no ideographs.
-                            Step::Nfc | Step::Nfd | Step::Nfkc | Step::Nfkd => c,
-                            Step::StripAccents | Step::StripMarks | Step::CjkSpaces | Step::PrefixSpace => c,
-                        };
-                    }
-                    *slot = c as u8;
+                            if c.is_whitespace() {
+                                ' '
+                            } else {
+                                c
+                            }
+                        }
+                        // Identity on ASCII: no decomposition, no marks, no ideographs (and the
+                        // prefix space adds a byte rather than mapping one).
+                        Step::Nfc | Step::Nfd | Step::Nfkc | Step::Nfkd => c,
+                        Step::StripAccents | Step::StripMarks | Step::CjkSpaces | Step::PrefixSpace => c,
+                    };
                 }
-                Some(map)
-            })
-            .as_ref()
+                *slot = c as u8;
+            }
+            map
+        })
     }
 
     /// `steps_aligned` for ASCII text, byte by byte: every step maps an ASCII character to at
@@ -327,30 +321,13 @@ impl Normalizer {
             out.push(' ');
             align.push((0, 0));
         }
-        let other = self.steps.contains(&Step::CleanText).then(crate::util::charset::other);
-        'bytes: for (i, c) in text.char_indices() {
-            let mut c = c;
-            for step in &self.steps {
-                c = match step {
-                    Step::Lowercase | Step::LowercaseChars => c.to_ascii_lowercase(),
-                    Step::CleanText => {
-                        let other = other.as_ref()?;
-                        if c == '\0' || (!matches!(c, '\t' | '\n' | '\r') && other.contains(c)) {
-                            continue 'bytes;
-                        }
-                        if c.is_whitespace() {
-                            ' '
-                        } else {
-                            c
-                        }
-                    }
-                    // Identity on ASCII: no decomposition, no marks, no ideographs.
-                    Step::Nfc | Step::Nfd | Step::Nfkc | Step::Nfkd => c,
-                    Step::StripAccents | Step::StripMarks | Step::CjkSpaces | Step::PrefixSpace => c,
-                };
+        let map = self.ascii_map();
+        for (i, &b) in text.as_bytes().iter().enumerate() {
+            let mapped = map[b as usize];
+            if mapped != DROPPED {
+                out.push(char::from(mapped));
+                align.push((i as u32, i as u32 + 1));
             }
-            out.push(c);
-            align.push((i as u32, i as u32 + 1));
         }
         Some((out, align))
     }
@@ -517,8 +494,8 @@ impl Normalizer {
     fn stretch_aligned(&self, text: &str, whole: &str, prefix: bool) -> Alignment {
         let steps = Normalizer {
             steps: self.steps.iter().copied().filter(|s| *s != Step::PrefixSpace).collect(),
-            // The same steps keep the same table (made once, not once a call).
-            ascii: if self.steps.contains(&Step::PrefixSpace) { AsciiMap::default() } else { self.ascii.clone() },
+            // The same table (it leaves the prefix space out): made once, not once a call.
+            ascii: self.ascii.clone(),
             ..Normalizer::default()
         };
         let mut out = String::with_capacity(whole.len());

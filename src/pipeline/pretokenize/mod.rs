@@ -578,6 +578,15 @@ mod tests {
             seed
         };
         type Splitter = fn(&str, usize) -> usize;
+        fn scalar_pieces<'t>(preset: &'static str, text: &'t str, piece_end: Splitter) -> Vec<&'t str> {
+            let mut pieces = Vec::new();
+            each_piece(preset, text, piece_end, |p| {
+                pieces.push(p);
+                Ok(())
+            })
+            .unwrap();
+            pieces
+        }
         let family: [(&str, Splitter); 6] = [
             ("gpt2", presets::gpt2_piece_end),
             ("cl100k", presets::cl100k_piece_end),
@@ -594,12 +603,7 @@ mod tests {
                 // Mostly ASCII; every other text has no non-ASCII character at all.
                 let span = if round % 2 == 0 { alphabet.len() - 7 } else { alphabet.len() };
                 let text: String = (0..len).map(|_| alphabet[(next() % span as u64) as usize]).collect();
-                let mut scalar = Vec::new();
-                each_piece(preset, &text, piece_end, |p| {
-                    scalar.push(p);
-                    Ok(())
-                })
-                .unwrap();
+                let scalar = scalar_pieces(preset, &text, piece_end);
                 assert_eq!(fast.split(&text).unwrap(), scalar, "{preset} on {text:?}");
                 if round % 4 == 0 {
                     let expected: Vec<&str> = slow.find_iter(&text).map(|m| m.unwrap().as_str()).collect();
@@ -612,12 +616,7 @@ mod tests {
                 let pad = "a".repeat(round % 70);
                 let tail: String = (0..6).map(|_| words[(next() % words.len() as u64) as usize]).collect();
                 let text = format!("{pad}{tail}");
-                let mut scalar = Vec::new();
-                each_piece(preset, &text, piece_end, |p| {
-                    scalar.push(p);
-                    Ok(())
-                })
-                .unwrap();
+                let scalar = scalar_pieces(preset, &text, piece_end);
                 assert_eq!(fast.split(&text).unwrap(), scalar, "{preset} on {text:?}");
             }
         }
