@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 
 import tokenmill
 from tokenmill import _core, analysis
-from tokenmill.analysis._corpus import read_documents
 from tokenmill.analysis._counting import count_ids
 from tokenmill.analysis._words import WORD_PATTERN
 
@@ -143,7 +142,7 @@ def test_fertility_equals_tiktoken_on_real_files(tmp_path: Path, stdlib_text: st
     files["code"].write_text(stdlib_text, encoding="utf-8")
     files["multi"].write_text(multilingual_text * 50, encoding="utf-8")
     # The file is read in documents of about 64 KB; encoding them equals encoding the whole.
-    assert len(list(read_documents(files["code"]))) > 5
+    assert files["code"].stat().st_size > 5 << 16
     table = analysis.fertility(["cl100k_base", "o200k_base"], {k: str(v) for k, v in files.items()})
     for row in table.rows:
         if row.group == "(all)":
@@ -266,24 +265,6 @@ def test_count_ids_equals_tiktoken(multilingual_text: str) -> None:
     for i in {i for x in ids for i in x}:
         assert counts[i] == sum(x.count(i) for x in ids)
     assert sum(counts) == sum(per_text)
-
-
-def test_documents_are_cut_only_where_encoding_does_not_change(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from tokenmill.analysis import _corpus
-
-    # Small blocks, so characters and cut points fall across block boundaries.
-    monkeypatch.setattr(_corpus, "BATCH_BYTES", 1000)
-    text = "naïve 東京 line\n  indented\n\nword\nx" * 300
-    path = tmp_path / "t.txt"
-    path.write_bytes(text.encode() + b"\xff tail" + b"y" * 5000)
-    docs = list(read_documents(path, size=200))
-    assert "".join(docs) == (text.encode() + b"\xff tail" + b"y" * 5000).decode("utf-8", "replace")
-    assert len(docs) > 20
-    for doc in docs[:-1]:
-        # Each cut is after a newline between two non-space characters.
-        assert doc.endswith("\n") and not doc[-2].isspace()
-    enc = tiktoken_real("cl100k_base")
-    assert sum(len(enc.encode_ordinary(d)) for d in docs) == len(enc.encode_ordinary("".join(docs)))
 
 
 def test_counting_without_numpy_gives_the_same(monkeypatch, multilingual_text: str) -> None:  # type: ignore[no-untyped-def]

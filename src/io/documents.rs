@@ -130,13 +130,24 @@ pub fn encode_files(
 ) -> Result<()> {
     // (An empty separator is refused where a file is opened with it: `BlockReader::open_separated`.)
     let disallowed = SpecialSet::none();
-    // One batch in the channel and one being read: memory stays at about three batches.
-    let (send, receive) = mpsc::sync_channel::<Result<DocumentBatch>>(1);
+    let read = |send: &mut dyn FnMut(DocumentBatch) -> Result<()>| read_batches(paths, format, BATCH_BYTES, send);
+    read_ahead(read, &mut |batch: DocumentBatch| {
+        let ids = tokenizer.encode_batch(&batch.texts(), allowed, &disallowed, num_threads)?;
+        each(ids, batch.bytes_read)
+    })
+}
+
+/// Runs `read` on a thread of its own, which hands each batch it makes to `each` here, in
+/// order: the next batch is read while one is used. One batch waits in the channel and one is
+/// being read, so memory stays at about three batches. An error on either side stops both.
+pub fn read_ahead<B: Send>(
+    read: impl FnOnce(&mut dyn FnMut(B) -> Result<()>) -> Result<()> + Send,
+    each: &mut dyn FnMut(B) -> Result<()>,
+) -> Result<()> {
+    let (send, receive) = mpsc::sync_channel::<Result<B>>(1);
     std::thread::scope(|scope| {
         scope.spawn(move || {
-            let sent = read_batches(paths, format, BATCH_BYTES, &mut |batch| {
-                send.send(Ok(batch)).map_err(|_| Error::Interrupted)
-            });
+            let sent = read(&mut |batch| send.send(Ok(batch)).map_err(|_| Error::Interrupted));
             if let Err(e) = sent {
                 // The receiver stopped (an error there) or reading failed: pass the failure on.
                 let _ = send.send(Err(e));
@@ -144,9 +155,7 @@ pub fn encode_files(
         });
         // Dropping the receiver on an early return unblocks the reader, which then stops.
         for batch in receive {
-            let batch = batch?;
-            let ids = tokenizer.encode_batch(&batch.texts(), allowed, &disallowed, num_threads)?;
-            each(ids, batch.bytes_read)?;
+            each(batch?)?;
         }
         Ok(())
     })

@@ -3,6 +3,7 @@
 
 pub mod count;
 pub mod documents;
+pub mod file_counts;
 pub mod huggingface;
 pub mod huggingface_inputs;
 pub mod json_lines;

@@ -8,8 +8,9 @@ use super::errors::to_py;
 use super::tokenizer::{special_set, CoreTokenizer};
 use crate::error::Error;
 use crate::io::documents::{encode_files, DocumentFormat};
+use crate::io::file_counts::{count_files, Wanted};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 use std::path::PathBuf;
 
 /// How the files hold documents: JSON Lines with `text_field`, pieces between `separator`
@@ -62,4 +63,46 @@ impl CoreTokenizer {
             })
         })
     }
+}
+
+/// Counts what the files of `paths` hold for each of `tokenizers` (`src/io/file_counts.rs`): a
+/// dict of `bytes_read`, `invalid_bytes`, `text_bytes`, `chars`, `words` (0 unless `words`),
+/// `tokens` (a list, per tokenizer) and `id_counts` (per tokenizer, each id's count as
+/// little-endian u64 bytes; `None` unless `id_counts`).
+#[pyfunction]
+#[pyo3(signature = (tokenizers, paths, id_counts, words, num_threads))]
+pub fn count_files_for<'py>(
+    py: Python<'py>,
+    tokenizers: Vec<PyRef<'py, CoreTokenizer>>,
+    paths: Vec<PathBuf>,
+    id_counts: bool,
+    words: bool,
+    num_threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let inner: Vec<_> = tokenizers.iter().map(|t| t.inner.clone()).collect();
+    let wanted = Wanted { id_counts, words };
+    let counts = py
+        .detach(|| {
+            let refs: Vec<&crate::tokenizer::Tokenizer> = inner.iter().map(|t| &**t).collect();
+            count_files(&refs, &paths, wanted, num_threads)
+        })
+        .map_err(to_py)?;
+    let out = PyDict::new(py);
+    out.set_item("bytes_read", counts.bytes_read)?;
+    out.set_item("invalid_bytes", counts.invalid_bytes)?;
+    out.set_item("text_bytes", counts.text_bytes)?;
+    out.set_item("chars", counts.chars)?;
+    out.set_item("words", counts.words)?;
+    out.set_item("tokens", counts.tokens)?;
+    if id_counts {
+        let per: Vec<Bound<'py, PyBytes>> = counts
+            .id_counts
+            .iter()
+            .map(|c| PyBytes::new(py, &c.iter().flat_map(|n| n.to_le_bytes()).collect::<Vec<u8>>()))
+            .collect();
+        out.set_item("id_counts", per)?;
+    } else {
+        out.set_item("id_counts", py.None())?;
+    }
+    Ok(out)
 }

@@ -37,6 +37,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(huggingface::gpt2_files, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::count_pieces, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::count_words, m)?)?;
+    m.add_function(wrap_pyfunction!(files::count_files_for, m)?)?;
     m.add_class::<sentencepiece::PyPrecompiledCharsmap>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("FORMAT_VERSION", crate::io::serialize::VERSION)?;

@@ -37,7 +37,7 @@ from typing import Any
 
 from tokenmill import _checks, _core
 from tokenmill.analysis._corpus import CorpusArg, corpus_groups
-from tokenmill.analysis._counting import IdCounter
+from tokenmill.analysis._counting import count_group
 from tokenmill.analysis._inside import inside_counts
 from tokenmill.analysis._load import TokenizerArg, load_one
 from tokenmill.analysis._table import format_table
@@ -153,11 +153,11 @@ def audit_tokens(
     _checks.count("rare_count", rare_count)
     name, tok = load_one(tokenizer)
     table = token_table(tok)
-    counter = IdCounter(tok, num_threads=num_threads)
-    for batches in corpus_groups(corpus).values():
-        for batch in batches():
-            counter.add(batch)
-    counts = counter.counts()
+    counts = [0] * tok.n_vocab
+    for group in corpus_groups(corpus).values():
+        seen = count_group([tok], group, id_counts=True, num_threads=num_threads).id_counts
+        assert seen is not None  # asked for
+        counts = [a + b for a, b in zip(counts, seen[0], strict=True)]
     ordinary = [i for i, k in enumerate(table.kinds) if k in ("normal", "byte")]
     reasons: dict[int, list[str]] = {i: [] for i in ordinary}
     for i in ordinary:

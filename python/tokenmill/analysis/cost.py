@@ -13,7 +13,7 @@ from typing import Any
 
 from tokenmill import _core
 from tokenmill.analysis._corpus import CorpusArg, corpus_groups
-from tokenmill.analysis._counting import token_lengths
+from tokenmill.analysis._counting import count_group
 from tokenmill.analysis._load import TokenizersArg, load_tokenizers
 from tokenmill.analysis._table import format_table
 
@@ -88,18 +88,13 @@ def count_tokens(
         return None if price_per_million is None else tokens * price_per_million / 1e6
 
     rows: list[TokenCount] = []
-    for group, batches in groups.items():
-        size = 0
-        tokens = dict.fromkeys(toks, 0)
-        for batch in batches():
-            size += sum(len(t.encode("utf-8", "surrogatepass")) for t in batch)
-            for name, tok in toks.items():
-                tokens[name] += sum(token_lengths(tok, batch, num_threads=num_threads))
+    for group, docs in groups.items():
         # Files: their own bytes, not the decoded text's (an invalid byte reads as 3-byte U+FFFD).
-        stats = getattr(batches, "stats", None)
-        invalid = stats.invalid if stats is not None else 0
-        size = stats.bytes if stats is not None else size
-        rows.extend(TokenCount(name, group, size, n, cost(n), invalid) for name, n in tokens.items())
+        c = count_group(list(toks.values()), docs, num_threads=num_threads)
+        rows.extend(
+            TokenCount(name, group, c.bytes_read, n, cost(n), c.invalid_bytes)
+            for name, n in zip(toks, c.tokens, strict=True)
+        )
     rows.sort(key=lambda r: list(toks).index(r.tokenizer))
     totals = {name: sum(r.tokens for r in rows if r.tokenizer == name) for name in toks}
     return TokenCountReport(rows, totals, {n: cost(t) for n, t in totals.items()}, price_per_million)

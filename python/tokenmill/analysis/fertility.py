@@ -19,11 +19,10 @@ from typing import Any
 
 from tokenmill import _core
 from tokenmill.analysis._corpus import CorpusArg, corpus_groups
-from tokenmill.analysis._counting import IdCounter, count_ids
+from tokenmill.analysis._counting import count_group, count_ids
 from tokenmill.analysis._load import TokenizersArg, load_tokenizers
 from tokenmill.analysis._table import format_table
 from tokenmill.analysis._vocab import token_table
-from tokenmill.analysis._words import count_words_in
 
 ALL = "(all)"
 
@@ -123,23 +122,15 @@ def fertility(
     rows: list[FertilityRow] = []
     sizes: dict[str, tuple[int, int, int]] = {}
     per: dict[tuple[str, str], list[int]] = {}
-    for group, batches in groups.items():
-        n_bytes = n_chars = n_words = 0
-        counters = {name: IdCounter(tok, num_threads=num_threads) for name, tok in toks.items()}
-        for batch in batches():
-            n_chars += sum(map(len, batch))
-            n_bytes += sum(len(t.encode("utf-8", "surrogatepass")) for t in batch)
-            n_words += count_words_in(batch)
-            for counter in counters.values():
-                counter.add(batch)
-        sizes[group] = (n_bytes, n_chars, n_words)
-        for name, counter in counters.items():
-            counts = counter.counts()
+    for group, docs in groups.items():
+        c = count_group(list(toks.values()), docs, id_counts=True, words=True, num_threads=num_threads)
+        sizes[group] = (c.text_bytes, c.chars, c.words)
+        for name, counts in zip(toks, c.id_counts or [], strict=True):
             per[(name, group)] = counts
             total = totals.setdefault(name, [0] * len(counts))
-            for i, c in enumerate(counts):
-                if c:
-                    total[i] += c
+            for i, n in enumerate(counts):
+                if n:
+                    total[i] += n
     for name in toks:
         for group in groups:
             rows.append(_row(name, group, sizes[group], per[(name, group)], tables[name]))

@@ -22,10 +22,10 @@ from typing import Any
 
 from tokenmill import _checks, _core
 from tokenmill.analysis._corpus import CorpusArg, corpus_groups
-from tokenmill.analysis._counting import IdCounter
+from tokenmill.analysis._counting import count_group
 from tokenmill.analysis._load import TokenizerArg, load_one
 from tokenmill.analysis._table import format_table
-from tokenmill.analysis._words import count_words_in
+from tokenmill.tokenizer import Tokenizer
 
 
 @dataclass
@@ -128,29 +128,27 @@ def vocab_sweep(
     wanted = sorted(set(sizes)) if sizes is not None else default_sizes(tok.vocab_size)
     if not wanted:
         raise _core.ConfigError("sizes is empty")
-    groups = corpus_groups(held_back)
-    text_bytes = 0
-    words = 0
-    batches: list[list[str]] = []
-    for make in groups.values():
-        for batch in make():
-            text_bytes += sum(len(t.encode("utf-8", "surrogatepass")) for t in batch)
-            words += count_words_in(batch)
-            batches.append(batch)
-    rows = []
+    smalls: dict[int, Tokenizer] = {}
     for size in wanted:
         _checks.count("sizes", size, minimum=1)
         try:
-            small = tok if size == tok.vocab_size else tok.truncated(size)
+            smalls[size] = tok if size == tok.vocab_size else tok.truncated(size)
         except _core.ConfigError:
             if explicit:
                 raise
-            continue  # below the base alphabet: not a size this tokenizer can have
-        counter = IdCounter(small, num_threads=num_threads)
-        for batch in batches:
-            counter.add(batch)
-        counts = counter.counts()
-        tokens = counter.total
+            # below the base alphabet: not a size this tokenizer can have
+    # Every size counted in one pass over the held-back text.
+    text_bytes = words = 0
+    per_size = {size: [0] * small.n_vocab for size, small in smalls.items()}
+    for group in corpus_groups(held_back).values():
+        c = count_group(list(smalls.values()), group, id_counts=True, words=True, num_threads=num_threads)
+        text_bytes += c.text_bytes
+        words += c.words
+        for size, seen in zip(smalls, c.id_counts or [], strict=True):
+            per_size[size] = [a + b for a, b in zip(per_size[size], seen, strict=True)]
+    rows = []
+    for size, counts in per_size.items():
+        tokens = sum(counts)
         shannon, renyi = efficiencies(counts, size, renyi_alpha)
         params = 2 * size * d_model if d_model is not None else None
         share = params / (body_params + params) if params is not None and body_params is not None else None
