@@ -1,5 +1,6 @@
 """Files of documents to token ids on all cores: tokenmill's `encode_files` (flat ids + offsets),
-its `encode_corpus` (shards written to disk) and gigatoken's `encode_files`, on the same file,
+its `encode_corpus` (shards written to disk), its `analysis.count_tokens` (the text file's tokens,
+the separators counted as ordinary text) and gigatoken's `encode_files`, on the same file,
 the same documents and the same tokenizer (cl100k_base); outputs checked equal before timing;
 MB/s and ratios from one run.
 
@@ -35,9 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from vocab_files import vocabulary_path  # noqa: E402  (the pinned cl100k_base file)
 
 import tokenmill  # noqa: E402
+import tokenmill.analysis  # noqa: E402
 from tokenmill.shards import TokenShards, encode_corpus  # noqa: E402
 
 SEPARATOR = "<|endoftext|>"
+COUNT = "tokenmill count_tokens (text)"
 
 
 def make_files(source: Path, mb: int, doc_bytes: int, where: Path) -> tuple[Path, Path, int]:
@@ -106,6 +109,7 @@ def main() -> None:
             lines_path, text_field="text", num_threads=args.threads
         ),
         "tokenmill encode_corpus (text → shards)": shards,
+        COUNT: lambda: tokenmill.analysis.count_tokens(tok, text_path, num_threads=args.threads).total_tokens,
     }
     try:
         import gigatoken
@@ -129,6 +133,10 @@ def main() -> None:
     reference = None
     for name, run in runs.items():
         output = run()
+        if name == COUNT:
+            if output != len(tok.encode_ordinary(text_path.read_text(encoding="utf-8"))):
+                raise SystemExit(f"{name}: {output} tokens, not the whole file's")
+            continue
         ids, offsets = shards_read() if run is shards else output  # type: ignore[misc]
         if reference is None:
             reference = (ids, offsets)
