@@ -207,8 +207,9 @@ def peers(
             path = Path(tempfile.gettempdir()) / f"tokenmill-bench-{encoding}.json"
             tok.to_huggingface(path)
             giga = gigatoken.Tokenizer(str(path))
-        # The same output mode on both sides: a NumPy array of ids per document.
-        found["tokenmill (array)"] = tok.encode_ordinary_to_numpy
+        # The same output mode on both sides: a NumPy array of ids per document. A tokenizer of
+        # its own, so a first pass does not find the list run's pieces in its cache.
+        found["tokenmill (array)"] = load_tokenizer(encoding, pattern).encode_ordinary_to_numpy
         found["gigatoken (array)"] = giga.encode
     except ImportError:
         pass
