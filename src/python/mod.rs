@@ -3,6 +3,7 @@
 
 mod callback;
 mod columns;
+mod components;
 mod decode_stream;
 mod errors;
 mod files;
@@ -38,6 +39,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tokenizer::count_pieces, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::count_words, m)?)?;
     m.add_function(wrap_pyfunction!(files::count_files_for, m)?)?;
+    m.add_function(wrap_pyfunction!(components::normalize_with, m)?)?;
+    m.add_function(wrap_pyfunction!(components::pre_tokenize_with, m)?)?;
+    m.add_function(wrap_pyfunction!(components::decode_tokens_with, m)?)?;
     m.add_class::<sentencepiece::PyPrecompiledCharsmap>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("FORMAT_VERSION", crate::io::serialize::VERSION)?;

@@ -1,5 +1,10 @@
-"""`tokenmill.tokenizers.decoders`: so far `DecodeStream`, Hugging Face's streaming decoder — ids
-fed one at a time, the text each completes returned (None while a character is incomplete).
+"""`tokenmill.tokenizers.decoders`: Hugging Face's decoders (token strings → text), each its
+`tokenizer.json` node run by tokenmill's Rust decoder steps, and `DecodeStream`, the streaming
+decoder — ids fed one at a time, the text each completes returned (None while a character is
+incomplete).
+
+>>> WordPiece().decode(["My", "na", "##me"])
+'My name'
 
 >>> from tokenmill.tokenizers import Tokenizer
 >>> stream = DecodeStream(skip_special_tokens=True)
@@ -10,9 +15,12 @@ fed one at a time, the text each completes returned (None while a character is i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tokenmill import _core
+from tokenmill.tokenizers._component import Component, no_custom, pattern_node
+from tokenmill.tokenizers._component import Sequence as _Sequence
 
 if TYPE_CHECKING:
     from tokenmill.streaming import DecodeStream as _Stream
@@ -45,3 +53,190 @@ class DecodeStream:
             return None
         text, self._held = self._held, ""
         return text
+
+
+class Decoder(Component):
+    """The base of every decoder: `decode(tokens)` gives the text of a list of token strings."""
+
+    _family = "decoder"
+
+    def _steps(self) -> list[dict[str, Any]]:
+        return [self._node]
+
+    def decode(self, tokens: list[str]) -> str:
+        """The text of the token strings.
+
+        >>> Metaspace().decode(["▁My", "▁name"])
+        'My name'
+        """
+        if isinstance(tokens, str) or not all(isinstance(t, str) for t in tokens):
+            raise TypeError("decode takes a list of token strings")
+        parts, pending = list(tokens), []
+        # ByteLevel joins every token into one text (its bytes, as UTF-8); the steps around it
+        # run in Rust, those after it on the joined text.
+        for step in self._steps():
+            if step.get("type") != "ByteLevel":
+                pending.append(step)
+                continue
+            if pending:
+                parts = [_run(pending, parts)]
+                pending = []
+            parts = [_from_byte_chars(parts)]
+        return _run(pending, parts) if pending else "".join(parts)
+
+    @staticmethod
+    def custom(decoder: Any) -> Decoder:
+        raise no_custom("decoder")
+
+
+def _run(steps: list[dict[str, Any]], tokens: list[str]) -> str:
+    node = steps[0] if len(steps) == 1 else {"type": "Sequence", "decoders": steps}
+    return _core.decode_tokens_with(json.dumps(node, ensure_ascii=False), tokens)
+
+
+def _from_byte_chars(tokens: list[str]) -> str:
+    """Each token's byte characters as its bytes (a token with another character: its UTF-8), all
+    joined and decoded as UTF-8, U+FFFD for what is not."""
+    from tokenmill.formats.huggingface import CHAR_TO_BYTE
+
+    out = bytearray()
+    for token in tokens:
+        try:
+            out += bytes(CHAR_TO_BYTE[c] for c in token)
+        except KeyError:
+            out += token.encode("utf-8")
+    return out.decode("utf-8", "replace")
+
+
+def _made(cls: type[Decoder], node: dict[str, Any]) -> Any:
+    made = object.__new__(cls)
+    made._adopt(node)
+    made._after_wrap()
+    made.decode([])  # refuses, when made, a decoder tokenmill does not run
+    return made
+
+
+class BPEDecoder(Decoder):
+    """Character-level BPE's: `suffix` ends a word (a space between words)."""
+
+    _type = "BPEDecoder"
+    _fields: ClassVar[dict[str, str]] = {"suffix": "suffix"}
+
+    def __new__(cls, suffix: str = "</w>") -> BPEDecoder:
+        return _made(cls, {"type": "BPEDecoder", "suffix": suffix})  # type: ignore[no-any-return]
+
+
+class ByteFallback(Decoder):
+    """Tokens `<0xNN>` are bytes; their runs decode as UTF-8 (U+FFFD for each invalid byte)."""
+
+    _type = "ByteFallback"
+
+    def __new__(cls) -> ByteFallback:
+        return _made(cls, {"type": "ByteFallback"})  # type: ignore[no-any-return]
+
+
+class ByteLevel(Decoder):
+    """GPT-2's byte characters back to bytes, decoded as UTF-8."""
+
+    _type = "ByteLevel"
+
+    def __new__(cls) -> ByteLevel:
+        node = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
+        return _made(cls, node)  # type: ignore[no-any-return]
+
+
+class CTC(Decoder):
+    """Speech models' CTC output: repeats merged, `pad_token` dropped, `word_delimiter_token` a
+    space, and with `cleanup` the spacing of punctuation tidied."""
+
+    _type = "CTC"
+    _fields: ClassVar[dict[str, str]] = {
+        "pad_token": "pad_token",
+        "word_delimiter_token": "word_delimiter_token",
+        "cleanup": "cleanup",
+    }
+
+    def __new__(cls, pad_token: str = "<pad>", word_delimiter_token: str = "|", cleanup: bool = True) -> CTC:
+        node = {"type": "CTC", "pad_token": pad_token, "word_delimiter_token": word_delimiter_token, "cleanup": cleanup}
+        return _made(cls, node)  # type: ignore[no-any-return]
+
+
+class Fuse(Decoder):
+    """Joins the tokens into one string (for the steps after it)."""
+
+    _type = "Fuse"
+
+    def __new__(cls) -> Fuse:
+        return _made(cls, {"type": "Fuse"})  # type: ignore[no-any-return]
+
+
+class Metaspace(Decoder):
+    """`replacement` back to spaces, the one put before the text removed (`prepend_scheme`)."""
+
+    _type = "Metaspace"
+    _fields: ClassVar[dict[str, str]] = {"replacement": "replacement", "split": "split"}
+
+    def __new__(cls, replacement: str = "\u2581", prepend_scheme: str = "always", split: bool = True) -> Metaspace:
+        from tokenmill.tokenizers.pre_tokenizers import Metaspace as _Pre
+
+        _Pre(replacement, prepend_scheme, split)  # the same checks
+        node = {"type": "Metaspace", "replacement": replacement, "prepend_scheme": prepend_scheme, "split": split}
+        return _made(cls, node)  # type: ignore[no-any-return]
+
+    @property
+    def prepend_scheme(self) -> str:
+        return str(self._node.get("prepend_scheme", "always"))
+
+    @prepend_scheme.setter
+    def prepend_scheme(self, value: str) -> None:
+        if value not in ("always", "first", "never"):
+            raise ValueError(f"{value} is an unknown variant, should be one of ['first', 'never', 'always']")
+        self._node["prepend_scheme"] = value
+        self._changed()
+
+
+class Replace(Decoder):
+    """Replaces `pattern` (a str, or a `tokenizers.Regex`) by `content` in each token."""
+
+    _type = "Replace"
+
+    def __new__(cls, pattern: Any, content: str) -> Replace:
+        return _made(cls, {"type": "Replace", "pattern": pattern_node(pattern), "content": content})  # type: ignore[no-any-return]
+
+
+class Strip(Decoder):
+    """Removes up to `left` copies of `content` from the start of each token and `right` from its end."""
+
+    _type = "Strip"
+    _fields: ClassVar[dict[str, str]] = {"content": "content", "start": "start", "stop": "stop"}
+
+    def __new__(cls, content: str = " ", left: int = 0, right: int = 0) -> Strip:
+        return _made(cls, {"type": "Strip", "content": content, "start": left, "stop": right})  # type: ignore[no-any-return]
+
+
+class WordPiece(Decoder):
+    """WordPiece's: `prefix` joins a piece to the one before; `cleanup` tidies spaces before
+    punctuation and in contractions."""
+
+    _type = "WordPiece"
+    _fields: ClassVar[dict[str, str]] = {"prefix": "prefix", "cleanup": "cleanup"}
+
+    def __new__(cls, prefix: str = "##", cleanup: bool = True) -> WordPiece:
+        return _made(cls, {"type": "WordPiece", "prefix": prefix, "cleanup": cleanup})  # type: ignore[no-any-return]
+
+
+class Sequence(Decoder, _Sequence):
+    """Decoders applied in order."""
+
+    _type = "Sequence"
+    _key = "decoders"
+
+    def __new__(cls, decoders: list[Decoder]) -> Sequence:
+        made = object.__new__(cls)
+        made._adopt({"type": "Sequence", "decoders": []})
+        made._set_children(list(decoders))
+        made.decode([])
+        return made
+
+    def _steps(self) -> list[dict[str, Any]]:
+        return [step for child in self.__dict__["_children"] for step in child._steps()]

@@ -1,0 +1,172 @@
+"""What every component class of `tokenmill.tokenizers` (normalizers, pre-tokenizers, models,
+post-processors, decoders) shares: it *is* its `tokenizer.json` node. Attributes read and write
+the node's fields, a component set on a `Tokenizer` shares its node with the tokenizer's file
+(changing an attribute changes the tokenizer, as in `tokenizers`), and pickling keeps the JSON.
+
+>>> from tokenmill.tokenizers.normalizers import Strip
+>>> s = Strip(left=False)
+>>> s.left, s.right, s._node
+(False, True, {'type': 'Strip', 'strip_left': False, 'strip_right': True})
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from tokenmill import _core
+
+# family ("normalizer", ...) → JSON type → class, filled as the classes are defined.
+_REGISTRY: dict[str, dict[str, type[Component]]] = {}
+
+
+class Component:
+    """A component as its `tokenizer.json` node (`_node`)."""
+
+    _family: ClassVar[str] = ""
+    _type: ClassVar[str] = ""
+    # Attribute name → the node's key, for fields read and written as they are stored.
+    _fields: ClassVar[dict[str, str]] = {}
+
+    _node: dict[str, Any]
+    _listeners: list[Callable[[], None]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls._type:
+            _REGISTRY.setdefault(cls._family, {})[cls._type] = cls
+
+    def _adopt(self, node: dict[str, Any]) -> None:
+        object.__setattr__(self, "_node", node)
+        object.__setattr__(self, "_listeners", [])
+
+    @classmethod
+    def _wrap(cls, node: dict[str, Any] | None) -> Component | None:
+        """The component of this family for `node` (None for null), sharing it."""
+        if node is None:
+            return None
+        kind = node.get("type")
+        made_by = _REGISTRY.get(cls._family, {}).get(kind) if isinstance(kind, str) else None
+        if made_by is None:
+            raise _core.FormatError(f"{cls._family} type {kind!r} is not one tokenmill.tokenizers knows")
+        made = object.__new__(made_by)  # not the class's own __new__, which takes its options
+        made._adopt(node)
+        made._after_wrap()
+        return made
+
+    def _after_wrap(self) -> None:
+        """Set-up a class needs once its node is in place (a Sequence wraps its children)."""
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            listener()
+
+    def __getattr__(self, name: str) -> Any:
+        fields = type(self)._fields
+        if name in fields and "_node" in self.__dict__:
+            return self._node.get(fields[name])
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(getattr(type(self), name, None), property):
+            object.__setattr__(self, name, value)  # the property's setter
+            return
+        fields = type(self)._fields
+        if name not in fields:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r} to set")
+        self._node[fields[name]] = value
+        self._changed()
+
+    def __getstate__(self) -> str:
+        return json.dumps(self._node, ensure_ascii=False)
+
+    def __setstate__(self, state: str | bytes) -> None:
+        self._adopt(json.loads(state))
+        self._after_wrap()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The classes' own __new__ takes their options: pickle rebuilds from the node instead.
+        return (_rebuild, (self._family, self.__getstate__()))
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._node.items() if k != "type")
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Component):
+            return NotImplemented
+        return type(self) is type(other) and self._node == other._node
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as its node
+
+
+def _rebuild(family: str, state: str) -> Component | None:
+    node = json.loads(state)
+    base = _REGISTRY[family][node["type"]]
+    return base._wrap(node)
+
+
+class Sequence(Component):
+    """Components of one family in order, indexable (`seq[0]`, `seq[1] = Strip()`)."""
+
+    _key: ClassVar[str] = ""  # where the children are: "normalizers", "pretokenizers"...
+
+    def _after_wrap(self) -> None:
+        children = [type(self)._wrap(node) for node in self._node.get(self._key, [])]
+        object.__setattr__(self, "_children", children)
+        for child in children:
+            assert child is not None
+            child._listeners.append(self._changed)
+
+    def _set_children(self, children: list[Component]) -> None:
+        for child in children:
+            if not isinstance(child, Component) or child._family != self._family:
+                raise TypeError(f"a {self._family} Sequence holds {self._family}s, not {child!r:.60}")
+        # In place: the node may be shared with a tokenizer's file.
+        self._node[self._key] = [c._node for c in children]
+        self._after_wrap()
+
+    def __getitem__(self, index: int) -> Component:
+        return self.__dict__["_children"][index]  # type: ignore[no-any-return]
+
+    def __setitem__(self, index: int, value: Component) -> None:
+        children = list(self.__dict__["_children"])
+        children[index] = value  # IndexError outside, as a list
+        self._set_children(children)
+        self._changed()
+
+    def __len__(self) -> int:
+        return len(self.__dict__["_children"])
+
+
+class Regex:
+    """A regular expression for a `Replace` or `Split` pattern (a plain str is matched literally).
+
+    >>> Regex("[0-9]+").pattern
+    '[0-9]+'
+    """
+
+    def __init__(self, pattern: str) -> None:
+        if not isinstance(pattern, str):
+            raise TypeError(f"Regex takes a str, not {type(pattern).__name__}")
+        self.pattern = pattern
+
+    def __repr__(self) -> str:
+        return f"Regex({self.pattern!r})"
+
+
+def pattern_node(pattern: object) -> dict[str, str]:
+    """A `Replace`/`Split` pattern: a str is literal, a `Regex` a regular expression."""
+    if isinstance(pattern, Regex):
+        return {"Regex": pattern.pattern}
+    if isinstance(pattern, str):
+        return {"String": pattern}
+    raise TypeError(f"pattern must be a str or a tokenizers Regex, not {type(pattern).__name__}")
+
+
+def no_custom(family: str) -> _core.ConfigError:
+    return _core.ConfigError(
+        f"custom Python {family}s are not supported: tokenmill runs every component in Rust, and a Python "
+        "callback would run outside it (use the built-in components, or tokenizers itself)"
+    )

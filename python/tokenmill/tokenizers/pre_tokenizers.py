@@ -1,0 +1,347 @@
+"""`tokenmill.tokenizers.pre_tokenizers`: Hugging Face's pre-tokenizers, each its `tokenizer.json`
+node. The splitting steps run in tokenmill's Rust splitters; `ByteLevel` and `Metaspace`, which
+rewrite the pieces (GPT-2's byte characters, `▁` for spaces), spell the pieces those splitters cut.
+A custom Python pre-tokenizer is an error when it is made.
+
+>>> Whitespace().pre_tokenize_str("Hey friend!")
+[('Hey', (0, 3)), ('friend', (4, 10)), ('!', (10, 11))]
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from tokenmill import _core
+from tokenmill.tokenizers._component import Component, no_custom, pattern_node
+from tokenmill.tokenizers._component import Sequence as _Sequence
+
+Piece = tuple[str, tuple[int, int]]
+
+_BEHAVIORS = {
+    "removed": "Removed",
+    "isolated": "Isolated",
+    "merged_with_previous": "MergedWithPrevious",
+    "merged_with_next": "MergedWithNext",
+    "contiguous": "Contiguous",
+}
+
+
+class PreTokenizer(Component):
+    """The base of every pre-tokenizer: `pre_tokenize_str(text)` gives its pieces with their
+    (start, end) in characters of the text."""
+
+    _family = "pre_tokenizer"
+
+    def _check(self) -> None:
+        self.pre_tokenize_str("")
+
+    def _steps(self) -> list[dict[str, Any]]:
+        return [self._node]
+
+    def pre_tokenize_str(self, sequence: str) -> list[Piece]:
+        """The pieces of `sequence`.
+
+        >>> WhitespaceSplit().pre_tokenize_str("a b")
+        [('a', (0, 1)), ('b', (2, 3))]
+        """
+        if not isinstance(sequence, str):
+            raise TypeError(f"pre_tokenize_str takes a str, not {type(sequence).__name__}")
+        # (text, start, width): where a piece starts in `sequence` and how many of its characters
+        # it covers (None: its own length, the piece being a slice of the text).
+        pieces: list[_Placed] = [(sequence, 0, None)]
+        steps = self._steps()
+        i = 0
+        while i < len(steps):
+            if steps[i].get("type") in _REWRITING:
+                pieces = [p for piece in pieces for p in _rewrite(steps[i], piece)]
+                i += 1
+                continue
+            j = i
+            while j < len(steps) and steps[j].get("type") not in _REWRITING:
+                j += 1
+            spec = "hf:" + json.dumps({"type": "Sequence", "pretokenizers": steps[i:j]}, ensure_ascii=False)
+            pieces = [sub for piece in pieces for sub in _split(spec, piece)]
+            i = j
+        return [(text, (start, start + (len(text) if width is None else width))) for text, start, width in pieces]
+
+    @staticmethod
+    def custom(pre_tokenizer: Any) -> PreTokenizer:
+        raise no_custom("pre-tokenizer")
+
+
+_Placed = tuple[str, int, "int | None"]
+_REWRITING = ("ByteLevel", "Metaspace")
+
+
+def _split(spec: str, piece: _Placed) -> list[_Placed]:
+    text, start, width = piece
+    cut = _core.pre_tokenize_with(spec, text)
+    if width is None:
+        return [(t, start + a, None) for t, (a, _) in cut]
+    # A piece rewritten before (byte characters, ▁) covers `width` characters of the text; its
+    # own characters do not map one to one onto them, so its parts share its place.
+    return [(t, start + min(a, width), max(min(b, width) - min(a, width), 0)) for t, (a, b) in cut]
+
+
+def _byte_chars() -> list[str]:
+    from tokenmill.formats.huggingface import token_to_text
+
+    return [token_to_text(bytes([b])) for b in range(256)]
+
+
+def _rewrite(step: dict[str, Any], piece: _Placed) -> list[_Placed]:
+    """A ByteLevel or Metaspace step on one piece: its pieces, spelled, each with its start and
+    width in characters of the original text."""
+    text, start, _ = piece
+    if not text:
+        return []
+    if step["type"] == "ByteLevel":
+        prefix = bool(step.get("add_prefix_space", True)) and not text.startswith(" ")
+        # The added space belongs to no character of the text: it widens nothing.
+        spaced = " " + text if prefix else text
+        cut = _core.pre_tokenize_with("gpt2", spaced) if step.get("use_regex", True) else [(spaced, (0, len(spaced)))]
+        chars = _byte_chars()
+        out = []
+        for part, (a, b) in cut:
+            if prefix:
+                a, b = max(a - 1, 0), b - 1
+            out.append(("".join(chars[x] for x in part.encode("utf-8")), start + a, b - a))
+        return out
+    replacement = step.get("replacement", "▁")
+    scheme = step.get("prepend_scheme", "always")
+    spelled = text.replace(" ", replacement)
+    first = start == 0
+    prepend = scheme == "always" or (scheme == "first" and first)
+    added = prepend and not spelled.startswith(replacement)
+    if added:
+        spelled = replacement + spelled
+    if not step.get("split", True):
+        return [(spelled, start, len(text))]
+    # Cut before each replacement character (merged with the next).
+    out: list[_Placed] = []
+    at = 0  # in `spelled`
+    cuts = [i for i, c in enumerate(spelled) if c == replacement and i > 0] + [len(spelled)]
+    for end in cuts:
+        part = spelled[at:end]
+        if part:
+            a = max(at - (1 if added else 0), 0)
+            b = end - (1 if added else 0)
+            out.append((part, start + a, b - a))
+        at = end
+    return out
+
+
+class BertPreTokenizer(PreTokenizer):
+    """Splits on whitespace (removed) and punctuation (each its own piece)."""
+
+    _type = "BertPreTokenizer"
+
+    def __new__(cls) -> BertPreTokenizer:
+        return _made(cls, {"type": "BertPreTokenizer"})  # type: ignore[no-any-return]
+
+
+def _made(cls: type[PreTokenizer], node: dict[str, Any]) -> Any:
+    made = object.__new__(cls)
+    made._adopt(node)
+    made._after_wrap()
+    made._check()
+    return made
+
+
+class ByteLevel(PreTokenizer):
+    """GPT-2's: a space before the text (`add_prefix_space`), its pattern's pieces (`use_regex`),
+    each byte spelled as a printable character."""
+
+    _type = "ByteLevel"
+    _fields: ClassVar[dict[str, str]] = {
+        "add_prefix_space": "add_prefix_space",
+        "trim_offsets": "trim_offsets",
+        "use_regex": "use_regex",
+    }
+
+    def __new__(cls, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True) -> ByteLevel:
+        node = {
+            "type": "ByteLevel",
+            "add_prefix_space": bool(add_prefix_space),
+            "trim_offsets": bool(trim_offsets),
+            "use_regex": bool(use_regex),
+        }
+        return _made(cls, node)  # type: ignore[no-any-return]
+
+    @staticmethod
+    def alphabet() -> list[str]:
+        """The 256 characters byte-level spelling uses, one per byte."""
+        return _byte_chars()
+
+
+class CharDelimiterSplit(PreTokenizer):
+    """Splits on one character (removed)."""
+
+    _type = "CharDelimiterSplit"
+    _fields: ClassVar[dict[str, str]] = {"delimiter": "delimiter"}
+
+    def __new__(cls, delimiter: str) -> CharDelimiterSplit:
+        if not isinstance(delimiter, str) or len(delimiter) != 1:
+            raise ValueError("expected a string of length 1")
+        return _made(cls, {"type": "CharDelimiterSplit", "delimiter": delimiter})  # type: ignore[no-any-return]
+
+
+class Digits(PreTokenizer):
+    """Digits apart from the rest: runs of them, or each one (`individual_digits`)."""
+
+    _type = "Digits"
+    _fields: ClassVar[dict[str, str]] = {"individual_digits": "individual_digits"}
+
+    def __new__(cls, individual_digits: bool = False) -> Digits:
+        return _made(cls, {"type": "Digits", "individual_digits": bool(individual_digits)})  # type: ignore[no-any-return]
+
+
+class FixedLength(PreTokenizer):
+    """Pieces of `length` characters."""
+
+    _type = "FixedLength"
+    _fields: ClassVar[dict[str, str]] = {"length": "length"}
+
+    def __new__(cls, length: int = 5) -> FixedLength:
+        return _made(cls, {"type": "FixedLength", "length": length})  # type: ignore[no-any-return]
+
+
+class Metaspace(PreTokenizer):
+    """SentencePiece's spaces: each space becomes `replacement`, one is put before the text
+    (`prepend_scheme` "always", "first" or "never"), and with `split` a piece starts at each."""
+
+    _type = "Metaspace"
+    _fields: ClassVar[dict[str, str]] = {"replacement": "replacement", "split": "split"}
+
+    def __new__(cls, replacement: str = "▁", prepend_scheme: str = "always", split: bool = True) -> Metaspace:
+        node = {"type": "Metaspace", "replacement": _one_char(replacement), "prepend_scheme": "always", "split": split}
+        made: Metaspace = _made(cls, node)
+        made.prepend_scheme = prepend_scheme
+        return made
+
+    @property
+    def prepend_scheme(self) -> str:
+        return str(self._node.get("prepend_scheme", "always"))
+
+    @prepend_scheme.setter
+    def prepend_scheme(self, value: str) -> None:
+        if value not in ("always", "first", "never"):
+            raise ValueError(f"{value} is an unknown variant, should be one of ['first', 'never', 'always']")
+        self._node["prepend_scheme"] = value
+        self._changed()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "replacement":
+            value = _one_char(value)
+        super().__setattr__(name, value)
+
+
+def _one_char(value: Any) -> str:
+    if not isinstance(value, str) or len(value) != 1:
+        raise ValueError("expected a string of length 1")
+    return value
+
+
+class Punctuation(PreTokenizer):
+    """Punctuation apart from the rest, as `behavior` says ("isolated" by default)."""
+
+    _type = "Punctuation"
+
+    def __new__(cls, behavior: str = "isolated") -> Punctuation:
+        return _made(cls, {"type": "Punctuation", "behavior": _behavior(behavior)})  # type: ignore[no-any-return]
+
+    @property
+    def behavior(self) -> str:
+        return _behavior_name(self._node["behavior"])
+
+    @behavior.setter
+    def behavior(self, value: str) -> None:
+        self._node["behavior"] = _behavior(value)
+        self._changed()
+
+
+def _behavior(name: str) -> str:
+    if name not in _BEHAVIORS:
+        raise ValueError(f"Wrong value for SplitDelimiterBehavior, expected one of: {', '.join(_BEHAVIORS)}")
+    return _BEHAVIORS[name]
+
+
+def _behavior_name(node_value: str) -> str:
+    return next((k for k, v in _BEHAVIORS.items() if v == node_value), node_value)
+
+
+class Split(PreTokenizer):
+    """Splits at each match of `pattern` (a str, literally, or a `tokenizers.Regex`), the matches
+    kept or removed as `behavior` says; `invert` splits at what does not match."""
+
+    _type = "Split"
+    _fields: ClassVar[dict[str, str]] = {"invert": "invert"}
+
+    def __new__(cls, pattern: Any, behavior: str, invert: bool = False) -> Split:
+        node = {"type": "Split", "pattern": pattern_node(pattern), "behavior": _behavior(behavior), "invert": invert}
+        return _made(cls, node)  # type: ignore[no-any-return]
+
+    @property
+    def behavior(self) -> str:
+        return _behavior_name(self._node["behavior"])
+
+    @behavior.setter
+    def behavior(self, value: str) -> None:
+        self._node["behavior"] = _behavior(value)
+        self._changed()
+
+    @property
+    def pattern(self) -> Any:
+        raise AttributeError("Split.pattern cannot be read (it is compiled); make a new Split")
+
+    @pattern.setter
+    def pattern(self, value: Any) -> None:
+        self._node["pattern"] = pattern_node(value)
+        self._changed()
+
+
+def _plain(name: str, doc: str) -> type[PreTokenizer]:
+    def __new__(cls: type[PreTokenizer]) -> PreTokenizer:
+        return _made(cls, {"type": name})  # type: ignore[no-any-return]
+
+    return type(name, (PreTokenizer,), {"_type": name, "__new__": __new__, "__doc__": doc, "__module__": __name__})
+
+
+UnicodeScripts = _plain("UnicodeScripts", "Splits where the Unicode script changes.")
+Whitespace = _plain("Whitespace", r"Words (`\w+`) and runs of other non-space characters (`[^\w\s]+`).")
+WhitespaceSplit = _plain("WhitespaceSplit", "Splits on whitespace (removed).")
+
+
+class Sequence(PreTokenizer, _Sequence):
+    """Pre-tokenizers applied in order, each to the pieces of those before it."""
+
+    _type = "Sequence"
+    _key = "pretokenizers"
+
+    def __new__(cls, pretokenizers: list[PreTokenizer]) -> Sequence:
+        made = object.__new__(cls)
+        made._adopt({"type": "Sequence", "pretokenizers": []})
+        made._set_children(list(pretokenizers))
+        made._check()
+        return made
+
+    def _steps(self) -> list[dict[str, Any]]:
+        return [step for child in self.__dict__["_children"] for step in child._steps()]
+
+
+__all__ = [
+    "BertPreTokenizer",
+    "ByteLevel",
+    "CharDelimiterSplit",
+    "Digits",
+    "FixedLength",
+    "Metaspace",
+    "PreTokenizer",
+    "Punctuation",
+    "Sequence",
+    "Split",
+    "UnicodeScripts",
+    "Whitespace",
+    "WhitespaceSplit",
+]

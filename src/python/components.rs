@@ -1,0 +1,55 @@
+//! Hugging Face components run on their own (`tokenmill.tokenizers.normalizers.Lowercase().
+//! normalize_str(...)` and the like): a normalizer, a pre-tokenizer or a decoder given as its
+//! `tokenizer.json` node (or a tokenmill spec), run by the same code a loaded tokenizer runs.
+
+use super::errors::to_py;
+use super::text::Text;
+use crate::pipeline::hf_decoder::HfDecoder;
+use crate::pipeline::normalize::Normalizer;
+use crate::pipeline::pretokenize::PreTokenizer;
+use pyo3::prelude::*;
+
+/// `text` through the normalizer `spec` (a tokenmill spec, or `hf:` and a Hugging Face node).
+#[pyfunction]
+pub fn normalize_with(spec: &str, text: Text) -> PyResult<String> {
+    let normalizer = Normalizer::from_spec(spec).map_err(to_py)?;
+    Ok(normalizer.apply(&text).into_owned())
+}
+
+/// The pieces the pre-tokenizer `spec` cuts `text` into, each with its (start, end) in
+/// characters of `text`.
+#[pyfunction]
+pub fn pre_tokenize_with(py: Python<'_>, spec: &str, text: Text) -> PyResult<Vec<(String, (usize, usize))>> {
+    let pre = PreTokenizer::from_spec(spec).map_err(to_py)?;
+    let text: &str = &text;
+    py.detach(|| {
+        let pieces = pre.split(text)?;
+        // Every piece is a slice of `text` (the splitters cut, never rewrite): its place is its
+        // address. Characters are counted once, left to right, as the pieces come in order.
+        let base = text.as_ptr() as usize;
+        let mut out = Vec::with_capacity(pieces.len());
+        let (mut byte, mut chars) = (0, 0);
+        for piece in pieces {
+            let start = (piece.as_ptr() as usize).wrapping_sub(base);
+            if start > text.len() || start < byte {
+                return Err(crate::error::Error::config("a pre-tokenizer piece is not a slice of the text, in order"));
+            }
+            chars += text[byte..start].chars().count();
+            let len = piece.chars().count();
+            out.push((piece.to_string(), (chars, chars + len)));
+            chars += len;
+            byte = start + piece.len();
+        }
+        Ok(out)
+    })
+    .map_err(to_py)
+}
+
+/// The text of token strings through a Hugging Face decoder node (its JSON).
+#[pyfunction]
+pub fn decode_tokens_with(json: &str, tokens: Vec<String>) -> PyResult<String> {
+    let decoder: HfDecoder = serde_json::from_str(json)
+        .map_err(|e| to_py(crate::error::Error::config(format!("decoder {json}: {e}"))))?;
+    decoder.check().map_err(to_py)?;
+    Ok(decoder.decode(tokens, false, true).concat())
+}
