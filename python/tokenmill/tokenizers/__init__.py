@@ -3,19 +3,33 @@ place of `from tokenizers import Tokenizer`, and the same files give the same `E
 
 What is here: `Tokenizer` (files, `encode`/`encode_batch` into `Encoding`s with the template,
 truncation and padding applied, `decode`/`decode_batch`, the vocabulary, added tokens' flags,
-truncation and padding settings), `Encoding` with every accessor, `AddedToken`,
-`decoders.DecodeStream`. Not yet: the component classes (`models`, `normalizers`,
-`pre_tokenizers`, `processors`, `decoders`, `trainers`), adding tokens, `post_process`,
-pre-tokenized input.
+truncation and padding settings, its components to read, set and change), `Encoding` with every
+accessor, `AddedToken`, `Regex`, and the component namespaces `models`, `normalizers`,
+`pre_tokenizers`, `processors`, `decoders` (with `DecodeStream`) — each component its
+`tokenizer.json` node, run by tokenmill's Rust code. A component tokenmill cannot run exactly (a
+custom Python one, `Nmt`) is an error when it is made. Not yet: pre-tokenized input.
 
 >>> from tokenmill.tokenizers import AddedToken
 >>> AddedToken("[MASK]", lstrip=True).lstrip
 True
 """
 
-from tokenmill.tokenizers import decoders
+from tokenmill.tokenizers import decoders, models, normalizers, pre_tokenizers, processors
+from tokenmill.tokenizers._component import Regex
 from tokenmill.tokenizers.added_token import AddedToken
 from tokenmill.tokenizers.encoding import Encoding
+from tokenmill.tokenizers.models import Token
 from tokenmill.tokenizers.tokenizer import Tokenizer
 
-__all__ = ["AddedToken", "Encoding", "Tokenizer", "decoders"]
+__all__ = [
+    "AddedToken",
+    "Encoding",
+    "Regex",
+    "Token",
+    "Tokenizer",
+    "decoders",
+    "models",
+    "normalizers",
+    "pre_tokenizers",
+    "processors",
+]

@@ -14,14 +14,21 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from tokenmill import _core
 from tokenmill import tokenizer as _tokenmill
+from tokenmill.tokenizers._component import Component
 from tokenmill.tokenizers.added_token import AddedToken
+from tokenmill.tokenizers.decoders import Decoder
 from tokenmill.tokenizers.encoding import Encoding
+from tokenmill.tokenizers.models import Model
+from tokenmill.tokenizers.normalizers import Normalizer
+from tokenmill.tokenizers.pre_tokenizers import PreTokenizer
+from tokenmill.tokenizers.processors import PostProcessor
 
 InputSequence = str
 EncodeInput = str | tuple[str, str] | list[str]
@@ -33,16 +40,121 @@ class Tokenizer:
     Made from a file (`from_file`, `from_str`, `from_buffer`), or around a `tokenmill.Tokenizer`.
     """
 
-    def __init__(self, model: _tokenmill.Tokenizer) -> None:
-        if not isinstance(model, _tokenmill.Tokenizer):
-            raise _core.ConfigError(
-                "tokenmill.tokenizers.Tokenizer is made from a file (Tokenizer.from_file / from_str) or a "
-                f"tokenmill.Tokenizer; building one from a {type(model).__name__} is not supported yet"
-            )
-        self._tok = model
+    def __init__(self, model: _tokenmill.Tokenizer | Model) -> None:
+        # The tokenizer as tokenmill runs it, loaded when first needed (`_tok`).
+        self._loaded: _tokenmill.Tokenizer | None = None
         # The tokenizer.json it was read from, for what only the file says (the model's own
         # vocabulary, apart from added tokens): a path or the text.
         self._source: tuple[str, str] | None = None
+        # The tokenizer.json as a dict, once read or once built from components: what a component
+        # set or changed edits, and what `_tok` is loaded from again after.
+        self._doc: dict[str, Any] | None = None
+        if isinstance(model, Model):
+            self._doc = {
+                "version": "1.0",
+                "truncation": None,
+                "padding": None,
+                "added_tokens": [],
+                "normalizer": None,
+                "pre_tokenizer": None,
+                "post_processor": None,
+                "decoder": None,
+                "model": model._node,
+            }
+            model._listeners.append(self._watcher())
+            return
+        if not isinstance(model, _tokenmill.Tokenizer):
+            raise TypeError(
+                "tokenmill.tokenizers.Tokenizer is made from a model (tokenmill.tokenizers.models), a file "
+                f"(Tokenizer.from_file / from_str) or a tokenmill.Tokenizer, not a {type(model).__name__}"
+            )
+        self._loaded = model
+
+    @property
+    def _tok(self) -> _tokenmill.Tokenizer:
+        if self._loaded is None:
+            assert self._doc is not None  # either is set
+            self._loaded = _load(self._doc)
+        return self._loaded
+
+    def _watcher(self) -> Any:
+        """What a component shared with this tokenizer calls when it changes (held weakly)."""
+        me = weakref.ref(self)
+
+        def changed() -> None:
+            tok = me()
+            if tok is not None:
+                tok._invalidate()
+
+        return changed
+
+    def _invalidate(self) -> None:
+        """The file is about to change: keep the current truncation and padding in it, and load it
+        again when next needed."""
+        doc = self._document()
+        if self._loaded is not None:
+            doc["truncation"], doc["padding"] = _settings_nodes(self.truncation, self.padding)
+        self._loaded = None
+        self._source = None  # the file it was read from no longer says what this tokenizer is
+        self.__dict__.pop("_spelled_cache", None)
+
+    # -- components -------------------------------------------------------------------------
+    def _component(self, key: str, family: type[Component]) -> Any:
+        found = family._wrap(self._document().get(key))
+        if found is not None:
+            found._listeners.append(self._watcher())
+        return found
+
+    def _set_component(self, key: str, family: type[Component], value: Component | None) -> None:
+        if value is not None and not isinstance(value, family):
+            raise TypeError(f"{key} must be a {family.__module__}.{family.__name__} or None, not {value!r:.60}")
+        if key == "model" and value is None:
+            raise TypeError("a tokenizer needs a model")
+        self._invalidate()
+        self._document()[key] = None if value is None else value._node
+        if value is not None:
+            value._listeners.append(self._watcher())
+
+    @property
+    def model(self) -> Model:
+        """The model (its vocabulary and settings); changing it changes this tokenizer."""
+        return self._component("model", Model)  # type: ignore[no-any-return]
+
+    @model.setter
+    def model(self, value: Model) -> None:
+        self._set_component("model", Model, value)
+
+    @property
+    def normalizer(self) -> Normalizer | None:
+        return self._component("normalizer", Normalizer)  # type: ignore[no-any-return]
+
+    @normalizer.setter
+    def normalizer(self, value: Normalizer | None) -> None:
+        self._set_component("normalizer", Normalizer, value)
+
+    @property
+    def pre_tokenizer(self) -> PreTokenizer | None:
+        return self._component("pre_tokenizer", PreTokenizer)  # type: ignore[no-any-return]
+
+    @pre_tokenizer.setter
+    def pre_tokenizer(self, value: PreTokenizer | None) -> None:
+        self._set_component("pre_tokenizer", PreTokenizer, value)
+
+    @property
+    def post_processor(self) -> PostProcessor | None:
+        return self._component("post_processor", PostProcessor)  # type: ignore[no-any-return]
+
+    @post_processor.setter
+    def post_processor(self, value: PostProcessor | None) -> None:
+        self._set_component("post_processor", PostProcessor, value)
+
+    @property
+    def decoder(self) -> Decoder | None:
+        return self._component("decoder", Decoder)  # type: ignore[no-any-return]
+
+    @decoder.setter
+    def decoder(self, value: Decoder | None) -> None:
+        self._set_component("decoder", Decoder, value)
 
     # -- files ------------------------------------------------------------------------------
     @staticmethod
@@ -81,17 +193,11 @@ class Tokenizer:
         return Tokenizer.from_str(text)
 
     def to_str(self, pretty: bool = False) -> str:
-        """The `tokenizer.json` text of this tokenizer: the file it was read from, with the
-        current truncation and padding (so every component is kept as the file wrote it), or
-        tokenmill's export of it."""
-        with tempfile.TemporaryDirectory(prefix="tokenmill-") as directory:
-            path = Path(directory) / "tokenizer.json"
-            self._tok.to_huggingface(path)
-            document = json.loads(path.read_text(encoding="utf-8"))
-        if self._source is not None:
-            settings = {key: document.get(key) for key in ("truncation", "padding")}
-            document = self._document()
-            document.update(settings)
+        """The `tokenizer.json` text of this tokenizer: the file it was read from (or was built
+        from components), with the current truncation and padding, so every component is kept as
+        the file spelled it; for one made from a `tokenmill.Tokenizer`, tokenmill's export of it."""
+        document = dict(self._document())
+        document["truncation"], document["padding"] = _settings_nodes(self.truncation, self.padding)
         if pretty:
             return json.dumps(document, indent=2, ensure_ascii=False)
         return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
@@ -217,11 +323,11 @@ class Tokenizer:
     def _add(self, tokens: list[AddedToken]) -> int:
         """Writes the tokens into the file's added tokens, as tokenizers numbers them (a token the
         model already holds keeps its id; others follow the largest id), and reads it again."""
-        document = json.loads(self.to_str())
-        entries = document.setdefault("added_tokens", [])
-        known = {entry["content"]: entry for entry in entries}
         vocab = self.get_vocab()
         model = self._model_tokens()
+        self._invalidate()
+        entries = self._document().setdefault("added_tokens", [])
+        known = {entry["content"]: entry for entry in entries}
         next_id = max([*vocab.values(), -1]) + 1
         new = 0
         for token in tokens:
@@ -239,9 +345,6 @@ class Tokenizer:
             entry = {"id": found, **token.__getstate__()}
             entries.append(entry)
             known[token.content] = entry
-        again = Tokenizer.from_str(json.dumps(document, ensure_ascii=False))
-        self._tok, self._source = again._tok, again._source
-        self.__dict__.pop("_spelled_cache", None)
         return new
 
     # -- truncation and padding -------------------------------------------------------------
@@ -319,10 +422,18 @@ class Tokenizer:
         return cached
 
     def _document(self) -> dict[str, Any]:
-        if self._source is None:
-            return json.loads(self.to_str())
-        kind, value = self._source
-        return json.loads(Path(value).read_text(encoding="utf-8") if kind == "path" else value)
+        """The tokenizer.json as a dict: read from the file once, or written from the loaded
+        tokenizer; components and added tokens are edited in it."""
+        if self._doc is None:
+            if self._source is None:
+                with tempfile.TemporaryDirectory(prefix="tokenmill-") as directory:
+                    path = Path(directory) / "tokenizer.json"
+                    self._tok.to_huggingface(path)
+                    self._doc = json.loads(path.read_text(encoding="utf-8"))
+            else:
+                kind, value = self._source
+                self._doc = json.loads(Path(value).read_text(encoding="utf-8") if kind == "path" else value)
+        return self._doc
 
     def _model_tokens(self) -> set[str]:
         vocab = self._document().get("model", {}).get("vocab", {})
@@ -347,11 +458,61 @@ class Tokenizer:
         return f"Tokenizer(vocab_size={self.get_vocab_size()}, model={self._tok.model_type})"
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"tok": self._tok, "source": self._source}
+        if self._doc is None and self._source is None:
+            return {"tok": self._tok}
+        return {"json": self.to_str()}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["tok"])  # type: ignore[misc]
-        self._source = state["source"]
+        if "tok" in state:
+            self.__init__(state["tok"])  # type: ignore[misc]
+            return
+        made = Tokenizer.from_str(state["json"])
+        self.__dict__.update(made.__dict__)
+
+
+def _load(doc: dict[str, Any]) -> _tokenmill.Tokenizer:
+    """tokenmill's tokenizer for a tokenizer.json dict."""
+    model = doc.get("model") or {}
+    if not model.get("vocab") or model.get("vocab") == [["<unk>", 0.0]]:
+        raise _core.ConfigError(
+            f"the {model.get('type', '')} model has no vocabulary yet: train it (Tokenizer.train or "
+            "train_from_iterator) or give it one"
+        )
+    with tempfile.TemporaryDirectory(prefix="tokenmill-") as directory:
+        path = Path(directory) / "tokenizer.json"
+        path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+        try:
+            return _tokenmill.Tokenizer.from_huggingface(path)
+        except _core.TokenmillError as e:
+            # The temporary file's name means nothing to the caller.
+            raise type(e)(str(e).replace(str(path), "<tokenizer.json text>")) from None
+
+
+_STRATEGIES = {"longest_first": "LongestFirst", "only_first": "OnlyFirst", "only_second": "OnlySecond"}
+
+
+def _settings_nodes(truncation: dict[str, Any] | None, padding: dict[str, Any] | None) -> tuple[Any, Any]:
+    """The `truncation` and `padding` sections of a tokenizer.json for these settings (as
+    `Tokenizer.truncation` and `.padding` report them)."""
+    cut = None
+    if truncation is not None:
+        cut = {
+            "direction": truncation["direction"].capitalize(),
+            "max_length": truncation["max_length"],
+            "strategy": _STRATEGIES[truncation["strategy"]],
+            "stride": truncation["stride"],
+        }
+    pad = None
+    if padding is not None:
+        pad = {
+            "strategy": "BatchLongest" if padding["length"] is None else {"Fixed": padding["length"]},
+            "direction": padding["direction"].capitalize(),
+            "pad_to_multiple_of": padding["pad_to_multiple_of"],
+            "pad_id": padding["pad_id"],
+            "pad_type_id": padding["pad_type_id"],
+            "pad_token": padding["pad_token"],
+        }
+    return cut, pad
 
 
 def _no_pretokenized(is_pretokenized: bool) -> None:
