@@ -127,7 +127,7 @@ def test_components_that_would_run_differently_are_refused(sp_model: Path, tmp_p
     doc = json.loads(LlamaTokenizer.from_pretrained(str(sp_model.parent), legacy=True).backend_tokenizer.to_str())
     cases = {
         "Nonesuch": lambda d: d.update(pre_tokenizer={"type": "Nonesuch"}),
-        "Lowercase": lambda d: d.update(normalizer={"type": "Lowercase"}),
+        "Nmt": lambda d: d.update(normalizer={"type": "Nmt"}),
         "ByteFallback after Fuse": lambda d: d["decoder"]["decoders"].append({"type": "ByteFallback"}),
         "end_of_word_suffix": lambda d: d["model"].update(end_of_word_suffix="</w>"),
     }
@@ -136,8 +136,29 @@ def test_components_that_would_run_differently_are_refused(sp_model: Path, tmp_p
         change(bad)
         path = tmp_path / "bad.json"
         path.write_text(json.dumps(bad, ensure_ascii=False))
-        with pytest.raises(tokenmill.FormatError, match=name.split()[0]):
+        # A component no reader runs is a FormatError; a normalizer the core does not run, a ConfigError.
+        with pytest.raises((tokenmill.FormatError, tokenmill.ConfigError), match=name.split()[0]):
             tokenmill.Tokenizer.from_huggingface(path)
+
+
+@pytest.mark.parametrize("where", ["before", "after", "alone"])
+def test_other_normalizers_run_with_the_whitespace_steps(sp_model: Path, tmp_path: Path, where: str) -> None:
+    from transformers import LlamaTokenizer
+
+    doc = json.loads(LlamaTokenizer.from_pretrained(str(sp_model.parent), legacy=True).backend_tokenizer.to_str())
+    steps = {"before": [{"type": "NFKC"}, {"type": "Lowercase"}], "after": [], "alone": []}[where]
+    whitespace = [
+        {"type": "Prepend", "prepend": "\u2581"},
+        {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+    ]
+    normalizers = {"before": steps + whitespace, "after": [*whitespace, {"type": "Lowercase"}], "alone": []}[where]
+    doc["normalizer"] = {"type": "Sequence", "normalizers": normalizers or [{"type": "Lowercase"}]}
+    doc["pre_tokenizer"] = None
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False))
+    ours, theirs = tokenmill.Tokenizer.from_huggingface(path), HFTokenizer.from_file(str(path))
+    for text in ["Hello World", "  The CAFÉ costs 12 €  ", "ﬁne ＡＢＣ", ""]:
+        assert ours.encode(text) == theirs.encode(text, add_special_tokens=False).ids, text
 
 
 def test_token_strings_are_the_vocabularys(pair, multilingual_text: str) -> None:  # type: ignore[no-untyped-def]

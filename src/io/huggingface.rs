@@ -304,7 +304,7 @@ impl HfDocument {
             drop_unknown: true,
         };
         let bpe = Bpe::from_merges(vocab, merges, options).map_err(|e| self.error(e.to_string()))?;
-        let normalizer = Normalizer::from_spec("none")?.with_sentencepiece(settings.normalizer);
+        let normalizer = Normalizer::from_spec(&settings.steps)?.with_sentencepiece(settings.normalizer);
         let mut tok = Tokenizer::new(normalizer, PreTokenizer::from_spec(&settings.pretokenizer)?, bpe);
         tok = self.with_own_decoder(tok)?;
         self.inputs.check(tok.vocab()).map_err(|e| self.error(e.to_string()))?;
@@ -355,8 +355,10 @@ pub struct CharBpeSettings {
     /// The whitespace steps (`Prepend`/`Replace` normalizers, or a `Metaspace` pre-tokenizer)
     /// as SentencePiece-normalizer flags.
     pub normalizer: SentencePieceNormalizerSpec,
-    /// `metaspace` (a `Metaspace` that splits) or `none`.
+    /// `metaspace` (a `Metaspace` that splits), `none`, or Hugging Face's splitting steps.
     pub pretokenizer: String,
+    /// The file's other normalizer steps (a normalizer spec), run before the whitespace steps.
+    pub steps: String,
 }
 
 /// What a byte-level BPE file's components say besides its tables.

@@ -231,11 +231,13 @@ impl HfDecoder {
                     for p in &mut pieces {
                         let repeat = previous.as_deref() == Some(p.text.as_str());
                         previous = Some(p.text.clone());
-                        if repeat || p.text == *pad_token {
+                        if repeat {
                             p.text.clear();
                             continue;
                         }
-                        let mut text = p.text.replace(word_delimiter_token.as_str(), " ");
+                        // As tokenizers: the pad token is removed wherever it occurs, and the word
+                        // delimiter becomes a space only with `cleanup`.
+                        let mut text = p.text.replace(pad_token.as_str(), "");
                         if *cleanup {
                             text = clean_up(&text).replace(word_delimiter_token.as_str(), " ");
                         }

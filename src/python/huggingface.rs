@@ -139,8 +139,9 @@ impl PyTokenizerJson {
     /// The character-level BPE tokenizer this file describes (SentencePiece BPE as transformers
     /// converts it), given its whitespace steps: the `▁` prefix (`prepend` for a `Prepend("▁")`
     /// normalizer, or a `Metaspace` scheme: `always`, `first`, `never`; `off` when spaces stay
-    /// spaces) and the pre-tokenizer (`metaspace`, `none`, or Hugging Face's splitting steps).
-    #[pyo3(signature = (*, unk_token, byte_fallback, fuse_unk, whole_piece_first, metaspace_prefix, pretokenizer))]
+    /// spaces), the pre-tokenizer (`metaspace`, `none`, or Hugging Face's splitting steps) and the
+    /// other normalizer steps (`steps`, a normalizer spec run before the whitespace steps).
+    #[pyo3(signature = (*, unk_token, byte_fallback, fuse_unk, whole_piece_first, metaspace_prefix, pretokenizer, steps = "none".to_string()))]
     #[allow(clippy::too_many_arguments)]
     fn char_bpe(
         &self,
@@ -151,6 +152,7 @@ impl PyTokenizerJson {
         whole_piece_first: bool,
         metaspace_prefix: &str,
         pretokenizer: String,
+        steps: String,
     ) -> PyResult<CoreTokenizer> {
         let metaspace_prefix_name = metaspace_prefix;
         let metaspace_prefix = metaspace_scheme(metaspace_prefix).map_err(to_py)?;
@@ -166,7 +168,7 @@ impl PyTokenizerJson {
             metaspace_prefix,
         };
         let settings =
-            CharBpeSettings { unk_token, byte_fallback, fuse_unk, whole_piece_first, normalizer, pretokenizer };
+            CharBpeSettings { unk_token, byte_fallback, fuse_unk, whole_piece_first, normalizer, pretokenizer, steps };
         py.detach(|| self.inner.char_bpe(settings)).map(CoreTokenizer::new).map_err(to_py)
     }
 

@@ -50,16 +50,28 @@ def is_char_level(data: dict[str, Any]) -> bool:
 
 
 def _whitespace(data: dict[str, Any], where: str) -> dict[str, Any]:
-    """The whitespace flags a file's normalizer and pre-tokenizer spell, or a FormatError."""
-    norm = data.get("normalizer")
-    steps = [] if norm is None else norm.get("normalizers", []) if norm.get("type") == "Sequence" else [norm]
+    """The whitespace flags a file's normalizer and pre-tokenizer spell, with its other normalizer
+    steps (those before its whitespace steps), or a FormatError."""
+    from tokenmill.formats.huggingface import _flat_normalizers, _normalizer_spec
+
+    steps = _flat_normalizers(data.get("normalizer"))
     pre = data.get("pre_tokenizer")
     prepend = {"type": "Prepend", "prepend": METASPACE}
     escape = {"type": "Replace", "pattern": {"String": " "}, "content": METASPACE}
-    if pre is None and steps in ([prepend, escape], [escape, prepend], [escape]):
-        scheme = "prepend" if prepend in steps else "never"
-        return {"metaspace_prefix": scheme, "pretokenizer": "none"}
-    if not steps and isinstance(pre, dict) and pre.get("type") == "Metaspace":
+    tail: list[Any] = []
+    for shape in ([prepend, escape], [escape, prepend], [escape]):
+        if steps[len(steps) - len(shape) :] == shape:
+            tail = shape
+            break
+    rest = steps[: len(steps) - len(tail)]
+    other = "none"
+    if rest:
+        rest_node = rest[0] if len(rest) == 1 else {"type": "Sequence", "normalizers": rest}
+        other = "+".join(_normalizer_spec(rest_node, where)) or "none"
+    if pre is None and tail:
+        scheme = "prepend" if prepend in tail else "never"
+        return {"metaspace_prefix": scheme, "pretokenizer": "none", "steps": other}
+    if not tail and isinstance(pre, dict) and pre.get("type") == "Metaspace":
         if pre.get("replacement", METASPACE) != METASPACE:
             raise _core.FormatError(f"{where}: Metaspace with replacement {pre.get('replacement')!r} is not supported")
         scheme = pre.get("prepend_scheme")
@@ -70,17 +82,20 @@ def _whitespace(data: dict[str, Any], where: str) -> dict[str, Any]:
         return {
             "metaspace_prefix": scheme,
             "pretokenizer": "metaspace" if pre.get("split", True) else "none",
+            "steps": other,
         }
-    if not steps and isinstance(pre, dict):
+    if not tail:
         # No whitespace steps: spaces stay spaces, and Hugging Face's splitting pre-tokenizers
-        # (Whitespace, Punctuation, Split, ...) cut the text, as in tokenizers' own quick tour.
-        split = pre["pretokenizers"] if pre.get("type") == "Sequence" else [pre]
-        return {"metaspace_prefix": "off", "pretokenizer": hf_splits(split, where)}
+        # (Whitespace, Punctuation, Split, ...) cut the text, as in tokenizers' own quick tour;
+        # without one, the whole text is one piece.
+        split = [] if pre is None else pre["pretokenizers"] if pre.get("type") == "Sequence" else [pre]
+        pretokenizer = hf_splits(split, where) if split else "none"
+        return {"metaspace_prefix": "off", "pretokenizer": pretokenizer, "steps": other}
     shown = [s.get("type") for s in steps] + ([] if pre is None else [pre.get("type")])
     raise _core.FormatError(
         f"{where}: the normalizer and pre-tokenizer {shown} before a character-level BPE model are not supported "
         "(tokenmill reads Prepend + Replace, or a Metaspace pre-tokenizer, as transformers' converters write them, "
-        "or splitting pre-tokenizers without normalizers)"
+        "or splitting pre-tokenizers, each after other normalizers)"
     )
 
 

@@ -56,7 +56,10 @@ def _bert_normalizer_from_hf(node: Any, where: str) -> str:
     if node is None:
         return "none"
     if node.get("type") != "BertNormalizer":
-        raise _core.FormatError(f"{where}: normalizer {node.get('type')!r} with WordPiece is not supported")
+        # Hugging Face's other normalizers (a pipeline built from components), as any model reads them.
+        from tokenmill.formats.huggingface import _normalizer_spec
+
+        return "+".join(_normalizer_spec(node, where)) or "none"
     return bert_normalizer(
         clean_text=bool(node.get("clean_text", True)),
         handle_chinese_chars=bool(node.get("handle_chinese_chars", True)),

@@ -98,14 +98,14 @@ def _rewrite(step: dict[str, Any], piece: _Placed) -> list[_Placed]:
         return []
     if step["type"] == "ByteLevel":
         prefix = bool(step.get("add_prefix_space", True)) and not text.startswith(" ")
-        # The added space belongs to no character of the text: it widens nothing.
         spaced = " " + text if prefix else text
         cut = _core.pre_tokenize_with("gpt2", spaced) if step.get("use_regex", True) else [(spaced, (0, len(spaced)))]
         chars = _byte_chars()
         out = []
         for part, (a, b) in cut:
             if prefix:
-                a, b = max(a - 1, 0), b - 1
+                # The added space stands where the text's first character does (as tokenizers aligns it).
+                a, b = max(a - 1, 0), max(b - 1, 1)
             out.append(("".join(chars[x] for x in part.encode("utf-8")), start + a, b - a))
         return out
     replacement = step.get("replacement", "▁")

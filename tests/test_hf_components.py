@@ -1,0 +1,326 @@
+"""`tokenmill.tokenizers`' component classes against Hugging Face `tokenizers`' own: the same
+`tokenizer.json` node for every constructor, the same output of each normalizer, pre-tokenizer and
+decoder on hypothesis texts, pipelines assembled from components giving the same encodings, and
+edits to a tokenizer's components changing it as they change tokenizers'."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import MULTILINGUAL
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tokenmill
+import tokenmill.tokenizers as tm
+
+hf = pytest.importorskip("tokenizers")
+
+PIECES = [
+    "Hello",
+    " ",
+    "  ",
+    "world",
+    "!",
+    "?!",
+    ",",
+    "'s",
+    "123",
+    "4",
+    "naïve",
+    "Héllò",
+    "東京",
+    "你好",
+    "😀",
+    "\t",
+    "\n",
+]
+PIECES += ["-", "_", "▁", "\ufeff", "ǅ", "ﬁ", "e\u0301", "THERE", "a"]
+texts = st.lists(st.sampled_from(PIECES), max_size=12).map("".join) | st.text(max_size=30)
+
+
+def both(make: Any) -> tuple[Any, Any]:
+    """The component `make(module)` builds from tokenmill's namespaces and from tokenizers'."""
+    return make(tm), make(hf)
+
+
+def node(component: Any) -> dict[str, Any]:
+    state = component.__getstate__()
+    return json.loads(state)  # type: ignore[no-any-return]
+
+
+NORMALIZERS = [
+    lambda m: m.normalizers.BertNormalizer(),
+    lambda m: m.normalizers.BertNormalizer(strip_accents=True, lowercase=False, handle_chinese_chars=False),
+    lambda m: m.normalizers.BertNormalizer(clean_text=False, strip_accents=False),
+    lambda m: m.normalizers.Lowercase(),
+    lambda m: m.normalizers.NFC(),
+    lambda m: m.normalizers.NFD(),
+    lambda m: m.normalizers.NFKC(),
+    lambda m: m.normalizers.NFKD(),
+    lambda m: m.normalizers.StripAccents(),
+    lambda m: m.normalizers.Strip(),
+    lambda m: m.normalizers.Strip(left=False),
+    lambda m: m.normalizers.Prepend("▁"),
+    lambda m: m.normalizers.Replace(" ", "▁"),
+    lambda m: m.normalizers.Replace(m.Regex(r"\s+"), " "),
+    lambda m: m.normalizers.ByteLevel(),
+    lambda m: m.normalizers.Sequence([m.normalizers.NFD(), m.normalizers.StripAccents(), m.normalizers.Lowercase()]),
+    lambda m: m.normalizers.Sequence([m.normalizers.Strip(), m.normalizers.Prepend("_")]),
+]
+
+PRE_TOKENIZERS = [
+    lambda m: m.pre_tokenizers.BertPreTokenizer(),
+    lambda m: m.pre_tokenizers.Whitespace(),
+    lambda m: m.pre_tokenizers.WhitespaceSplit(),
+    lambda m: m.pre_tokenizers.Punctuation(),
+    lambda m: m.pre_tokenizers.Punctuation("merged_with_previous"),
+    lambda m: m.pre_tokenizers.Digits(),
+    lambda m: m.pre_tokenizers.Digits(individual_digits=True),
+    lambda m: m.pre_tokenizers.CharDelimiterSplit("-"),
+    lambda m: m.pre_tokenizers.FixedLength(3),
+    lambda m: m.pre_tokenizers.UnicodeScripts(),
+    lambda m: m.pre_tokenizers.Split(" ", "isolated"),
+    lambda m: m.pre_tokenizers.Split(m.Regex(r"\d+"), "removed", invert=True),
+    lambda m: m.pre_tokenizers.Split("l", "contiguous"),
+    lambda m: m.pre_tokenizers.ByteLevel(),
+    lambda m: m.pre_tokenizers.ByteLevel(add_prefix_space=False),
+    lambda m: m.pre_tokenizers.ByteLevel(use_regex=False),
+    lambda m: m.pre_tokenizers.Metaspace(),
+    lambda m: m.pre_tokenizers.Metaspace(prepend_scheme="first"),
+    lambda m: m.pre_tokenizers.Metaspace(prepend_scheme="never", split=False),
+    lambda m: m.pre_tokenizers.Sequence([m.pre_tokenizers.WhitespaceSplit(), m.pre_tokenizers.Metaspace()]),
+    lambda m: m.pre_tokenizers.Sequence([m.pre_tokenizers.Digits(True), m.pre_tokenizers.ByteLevel(False)]),
+]
+
+DECODERS = [
+    (lambda m: m.decoders.ByteLevel(), ["My", "Ġname", "Ġis", "ĠJohn", "Ã©", "ä½", "ł"]),
+    (lambda m: m.decoders.Metaspace(), ["▁My", "▁name", "▁is", "▁John", "▁"]),
+    (lambda m: m.decoders.Metaspace(replacement="-", prepend_scheme="never"), ["-My", "-name"]),
+    (lambda m: m.decoders.WordPiece(), ["My", "na", "##me", "is", "Jo", "##hn", "I", "'m", "do", "n't", "."]),
+    (lambda m: m.decoders.WordPiece(prefix="__", cleanup=False), ["I", "'m", "Jo", "__hn"]),
+    (lambda m: m.decoders.ByteFallback(), ["<0xE5>", "<0x8f>", "a", "<0x61>", "<0xE5>", "<0x8f>", "<0xab>"]),
+    (lambda m: m.decoders.BPEDecoder(), ["My</w>", "na", "me</w>", "is</w>"]),
+    (lambda m: m.decoders.BPEDecoder("_"), ["My_", "na", "me_"]),
+    (lambda m: m.decoders.CTC(), ["<pad>", "h", "e", "e", "l", "l", "<pad>", "l", "o", "|", "o", "o"]),
+    (lambda m: m.decoders.CTC("[PAD]", cleanup=False), ["[PAD]", "h", "h", "[PAD]", "i", "|", "'s"]),
+    (lambda m: m.decoders.Strip(left=1), ["_My", " na", "me", " _-", "__-"]),
+    (lambda m: m.decoders.Replace("▁", " "), ["▁My", "▁na", "me"]),
+    (lambda m: m.decoders.Fuse(), ["a", "b"]),
+    (
+        lambda m: m.decoders.Sequence(
+            [m.decoders.Replace("▁", " "), m.decoders.ByteFallback(), m.decoders.Fuse(), m.decoders.Strip(" ", 1, 0)]
+        ),
+        ["▁My", "▁na", "me", "<0xE2>", "<0x82>", "<0xAC>"],
+    ),
+]
+
+
+@pytest.mark.parametrize("make", NORMALIZERS)
+@settings(max_examples=60, deadline=None)
+@given(text=texts)
+def test_normalizers_normalize_as_tokenizers(make: Any, text: str) -> None:
+    ours, theirs = both(make)
+    assert ours.normalize_str(text) == theirs.normalize_str(text)
+
+
+@pytest.mark.parametrize("make", PRE_TOKENIZERS)
+@settings(max_examples=60, deadline=None)
+@given(text=texts)
+def test_pre_tokenizers_cut_and_place_as_tokenizers(make: Any, text: str) -> None:
+    ours, theirs = both(make)
+    assert ours.pre_tokenize_str(text) == theirs.pre_tokenize_str(text)
+
+
+@pytest.mark.parametrize(("make", "tokens"), DECODERS)
+def test_decoders_decode_as_tokenizers(make: Any, tokens: list[str]) -> None:
+    ours, theirs = both(make)
+    for n in range(len(tokens) + 1):
+        assert ours.decode(tokens[:n]) == theirs.decode(tokens[:n]), tokens[:n]
+
+
+PROCESSORS = [
+    lambda m: m.processors.BertProcessing(("[SEP]", 1), ("[CLS]", 0)),
+    lambda m: m.processors.RobertaProcessing(("</s>", 2), ("<s>", 0), trim_offsets=False),
+    lambda m: m.processors.ByteLevel(trim_offsets=False),
+    lambda m: m.processors.TemplateProcessing(
+        single="[CLS] $0 [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", 1), ("[SEP]", 0)]
+    ),
+    lambda m: m.processors.TemplateProcessing(
+        single=["$A:1", "<x>:2"], special_tokens=[{"id": "<x>", "ids": [5, 6], "tokens": ["<", "x>"]}]
+    ),
+    lambda m: m.processors.Sequence(
+        [m.processors.ByteLevel(), m.processors.BertProcessing(("[SEP]", 1), ("[CLS]", 0))]
+    ),
+]
+
+MODELS = [
+    lambda m: m.models.BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")], unk_token="<unk>", dropout=0.5),
+    lambda m: m.models.BPE(continuing_subword_prefix="##", end_of_word_suffix="</w>", byte_fallback=True),
+    lambda m: m.models.WordPiece({"a": 0, "##b": 1, "[UNK]": 2}, max_input_chars_per_word=7),
+    lambda m: m.models.WordLevel({"a": 0, "[UNK]": 1}, "[UNK]"),
+    lambda m: m.models.Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -2.0)], 0, byte_fallback=True),
+    lambda m: m.models.Unigram(),
+]
+
+
+@pytest.mark.parametrize("make", NORMALIZERS + PRE_TOKENIZERS + [d for d, _ in DECODERS] + PROCESSORS + MODELS)
+def test_each_component_is_the_node_tokenizers_writes_and_pickles(make: Any) -> None:
+    ours, theirs = both(make)
+    assert node(ours) == node(theirs)
+    again = pickle.loads(pickle.dumps(ours))
+    assert type(again) is type(ours) and node(again) == node(ours)
+
+
+def test_processors_count_the_special_tokens_they_add() -> None:
+    for make in PROCESSORS:
+        ours, theirs = both(make)
+        for pair in (False, True):
+            assert ours.num_special_tokens_to_add(pair) == theirs.num_special_tokens_to_add(pair)
+    with pytest.raises(ValueError, match="Missing SpecialToken"):
+        tm.processors.TemplateProcessing(single="[CLS] $A", special_tokens=[])
+
+
+def test_attributes_read_and_write_the_node() -> None:
+    bert = tm.normalizers.BertNormalizer()
+    bert.strip_accents, bert.lowercase = None, False
+    assert (bert.strip_accents, bert.lowercase) == (None, False)
+    assert node(bert) == node(hf.normalizers.BertNormalizer(lowercase=False))
+    seq = tm.normalizers.Sequence([tm.normalizers.Lowercase(), tm.normalizers.Prepend("_")])
+    seq[1] = tm.normalizers.Strip()
+    assert isinstance(seq[1], tm.normalizers.Strip) and len(seq) == 2
+    seq[0].__class__  # noqa: B018  (indexing gives the component, not its node)
+    with pytest.raises(IndexError):
+        seq[2]  # noqa: B018
+    split = tm.pre_tokenizers.Split("-", "isolated")
+    split.behavior = "merged_with_next"
+    assert split.behavior == "merged_with_next"
+    with pytest.raises(ValueError):
+        split.behavior = "sideways"
+    meta = tm.pre_tokenizers.Metaspace()
+    meta.prepend_scheme = "never"
+    with pytest.raises(ValueError):
+        meta.prepend_scheme = "sometimes"
+    with pytest.raises(AttributeError):
+        tm.normalizers.Replace("a", "b").pattern  # noqa: B018
+    with pytest.raises(AttributeError):
+        bert.no_such_option = 1
+
+
+def test_components_tokenmill_does_not_run_are_refused_when_made() -> None:
+    with pytest.raises(tokenmill.ConfigError, match="Nmt"):
+        tm.normalizers.Nmt()
+    for family in (tm.normalizers.Normalizer, tm.pre_tokenizers.PreTokenizer, tm.decoders.Decoder):
+        with pytest.raises(tokenmill.ConfigError, match="custom Python"):
+            family.custom(object())
+    with pytest.raises(tokenmill.ConfigError, match="model has no vocabulary"):
+        tm.Tokenizer(tm.models.BPE()).encode("a")
+
+
+def _assemble(m: Any, model: Any) -> Any:
+    tok = m.Tokenizer(model)
+    tok.normalizer = m.normalizers.BertNormalizer()
+    tok.pre_tokenizer = m.pre_tokenizers.BertPreTokenizer()
+    tok.post_processor = m.processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", 1), ("[SEP]", 2)]
+    )
+    tok.decoder = m.decoders.WordPiece()
+    return tok
+
+
+def _encodings_equal(ours: Any, theirs: Any, *args: Any) -> None:
+    a, b = ours.encode(*args), theirs.encode(*args)
+    for field in ("ids", "tokens", "offsets", "type_ids", "special_tokens_mask", "attention_mask", "word_ids"):
+        assert getattr(a, field) == getattr(b, field), (field, args)
+
+
+VOCAB = ["[UNK]", "[CLS]", "[SEP]", "[PAD]", "my", "name", "is", "jo", "##hn", "?", "東", "京", "na", "##ive", "."]
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=texts, pair=st.none() | texts)
+def test_a_pipeline_built_from_components_encodes_as_tokenizers(text: str, pair: str | None) -> None:
+    vocab = {t: i for i, t in enumerate(VOCAB)}
+    ours, theirs = (_assemble(m, m.models.WordPiece(vocab, unk_token="[UNK]")) for m in (tm, hf))
+    _encodings_equal(ours, theirs, text, pair)
+    ids = theirs.encode(text).ids
+    assert ours.decode(ids) == theirs.decode(ids)
+
+
+def test_changing_a_component_changes_the_tokenizer() -> None:
+    vocab = {t: i for i, t in enumerate(VOCAB)}
+    ours, theirs = (_assemble(m, m.models.WordPiece(vocab, unk_token="[UNK]")) for m in (tm, hf))
+    text = "My NAME is John? naïve"
+    for tok in (ours, theirs):
+        tok.enable_truncation(6)
+        tok.normalizer.lowercase = False  # through the getter: the tokenizer's own node
+        tok.model.unk_token = "[PAD]"
+    _encodings_equal(ours, theirs, text)
+    assert ours.truncation == theirs.truncation  # kept across the reload
+    for tok, m in ((ours, tm), (theirs, hf)):
+        shared = m.normalizers.Lowercase()
+        tok.normalizer = shared
+        shared.__class__  # noqa: B018
+        tok.pre_tokenizer = m.pre_tokenizers.Sequence([m.pre_tokenizers.WhitespaceSplit()])
+        tok.pre_tokenizer[0] = m.pre_tokenizers.BertPreTokenizer()
+    _encodings_equal(ours, theirs, text)
+    assert json.loads(ours.to_str())["pre_tokenizer"] == json.loads(theirs.to_str())["pre_tokenizer"]
+    again = pickle.loads(pickle.dumps(ours))
+    _encodings_equal(again, theirs, text)
+
+
+def test_byte_level_and_unigram_pipelines_from_components(tmp_path: Path) -> None:
+    # Vocabularies trained by tokenizers, then the same pipeline assembled on both sides.
+    trained = hf.Tokenizer(hf.models.BPE())
+    trained.pre_tokenizer = hf.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = hf.trainers.BpeTrainer(vocab_size=500, initial_alphabet=hf.pre_tokenizers.ByteLevel.alphabet())
+    trained.train_from_iterator(MULTILINGUAL * 3, trainer)
+    trained.model.save(str(tmp_path))
+    texts = [*MULTILINGUAL[:6], "  Hello  world 123 ", ""]
+    pair = []
+    for m in (tm, hf):
+        tok = m.Tokenizer(m.models.BPE.from_file(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt")))
+        tok.pre_tokenizer = m.pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = m.decoders.ByteLevel()
+        pair.append(tok)
+    for text in texts:
+        _encodings_equal(*pair, text)
+        assert pair[0].decode(pair[1].encode(text).ids) == pair[1].decode(pair[1].encode(text).ids)
+
+    pieces = [("<unk>", 0.0), ("▁", -2.0), ("▁the", -3.0), ("the", -4.0), ("e", -5.0), ("t", -5.0), ("h", -5.0)]
+    pieces += [("▁a", -4.5), ("a", -5.0), ("b", -6.0)]
+    pair = []
+    for m in (tm, hf):
+        tok = m.Tokenizer(m.models.Unigram(pieces, 0))
+        tok.pre_tokenizer = m.pre_tokenizers.Metaspace()
+        tok.decoder = m.decoders.Metaspace()
+        pair.append(tok)
+    for text in ["the theab a", " a  the", "x the"]:
+        _encodings_equal(*pair, text)
+
+
+def test_models_alone_and_their_files(tmp_path: Path) -> None:
+    vocab = {"a": 0, "b": 1, "ab": 2, "<unk>": 3}
+    ours, theirs = both(lambda m: m.models.BPE(vocab, [("a", "b")], unk_token="<unk>"))
+    as_tuples = [(t.id, t.value, t.offsets) for t in theirs.tokenize("abab")]
+    assert [t.as_tuple() for t in ours.tokenize("abab")] == as_tuples
+    assert ours.token_to_id("ab") == theirs.token_to_id("ab") == 2 and ours.id_to_token(3) == "<unk>"
+    (tmp_path / "ours").mkdir()
+    (tmp_path / "theirs").mkdir()
+    mine = ours.save(str(tmp_path / "ours"), "x")
+    assert [Path(p).name for p in mine] == [Path(p).name for p in theirs.save(str(tmp_path / "theirs"), "x")]
+    for name in ("x-vocab.json", "x-merges.txt"):
+        read = tm.models.BPE.read_file(
+            str(tmp_path / "theirs" / "x-vocab.json"), str(tmp_path / "theirs" / "x-merges.txt")
+        )
+        assert read == hf.models.BPE.read_file(
+            str(tmp_path / "ours" / "x-vocab.json"), str(tmp_path / "ours" / "x-merges.txt")
+        )
+        assert (tmp_path / "ours" / name).exists()
+    wordpiece = tm.models.WordPiece({"[UNK]": 0, "a": 1, "##b": 2})
+    (path,) = wordpiece.save(str(tmp_path / "ours"))
+    assert tm.models.WordPiece.read_file(path) == hf.models.WordPiece.read_file(path) == {"[UNK]": 0, "a": 1, "##b": 2}
