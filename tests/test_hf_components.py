@@ -324,3 +324,90 @@ def test_models_alone_and_their_files(tmp_path: Path) -> None:
     wordpiece = tm.models.WordPiece({"[UNK]": 0, "a": 1, "##b": 2})
     (path,) = wordpiece.save(str(tmp_path / "ours"))
     assert tm.models.WordPiece.read_file(path) == hf.models.WordPiece.read_file(path) == {"[UNK]": 0, "a": 1, "##b": 2}
+
+
+CORPUS = ["low lower lowest newer wider", "the quick brown fox jumps over the lazy dog"] * 20 + MULTILINGUAL
+
+TRAININGS = [
+    (
+        lambda m: m.models.BPE(unk_token="[UNK]"),
+        lambda m: m.trainers.BpeTrainer(vocab_size=300, special_tokens=["[UNK]", "[PAD]"]),
+        lambda m: m.pre_tokenizers.Whitespace(),
+        None,
+    ),
+    (
+        lambda m: m.models.BPE(),
+        lambda m: m.trainers.BpeTrainer(vocab_size=900, min_frequency=3),
+        lambda m: m.pre_tokenizers.Whitespace(),
+        lambda m: m.normalizers.Sequence([m.normalizers.NFKC(), m.normalizers.Lowercase()]),
+    ),
+    (
+        lambda m: m.models.BPE(),
+        lambda m: m.trainers.BpeTrainer(vocab_size=700, initial_alphabet=m.pre_tokenizers.ByteLevel.alphabet()),
+        lambda m: m.pre_tokenizers.ByteLevel(),
+        None,
+    ),
+    (
+        lambda m: m.models.BPE(),
+        lambda m: m.trainers.BpeTrainer(vocab_size=700),
+        lambda m: m.pre_tokenizers.ByteLevel(add_prefix_space=False),
+        None,
+    ),
+    (
+        lambda m: m.models.WordLevel(unk_token="[UNK]"),
+        lambda m: m.trainers.WordLevelTrainer(special_tokens=["[UNK]"], min_frequency=2),
+        lambda m: m.pre_tokenizers.Whitespace(),
+        lambda m: m.normalizers.Lowercase(),
+    ),
+]
+
+
+@pytest.mark.parametrize(("model", "trainer", "pre", "norm"), TRAININGS)
+def test_bpe_and_wordlevel_training_give_tokenizers_vocabulary(model: Any, trainer: Any, pre: Any, norm: Any) -> None:
+    made = []
+    for m in (tm, hf):
+        tok = m.Tokenizer(model(m))
+        tok.pre_tokenizer = pre(m)
+        if norm is not None:
+            tok.normalizer = norm(m)
+        tok.train_from_iterator(iter(CORPUS), trainer(m))
+        made.append(tok)
+    ours, theirs = made
+    a, b = json.loads(ours.to_str()), json.loads(theirs.to_str())
+    assert a["model"] == b["model"]
+    assert a["added_tokens"] == b["added_tokens"]
+    for text in [*MULTILINGUAL[:4], "the lowest fox 東京", ""]:
+        _encodings_equal(ours, theirs, text)
+
+
+def test_training_from_files_and_the_other_trainers(tmp_path: Path) -> None:
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join(CORPUS), encoding="utf-8")
+    made = []
+    for m in (tm, hf):
+        tok = m.Tokenizer(m.models.BPE(unk_token="[UNK]"))
+        tok.pre_tokenizer = m.pre_tokenizers.Whitespace()
+        tok.train([str(path)], m.trainers.BpeTrainer(vocab_size=400, special_tokens=["[UNK]"]))
+        made.append(tok)
+    assert json.loads(made[0].to_str())["model"] == json.loads(made[1].to_str())["model"]
+
+    # tokenmill's own WordPiece (count(ab)/(count(a)·count(b))) and Unigram trainers: working
+    # vocabularies of the size asked, the special tokens first and added as special.
+    wordpiece = tm.Tokenizer(tm.models.WordPiece(unk_token="[UNK]"))
+    wordpiece.normalizer = tm.normalizers.BertNormalizer()
+    wordpiece.pre_tokenizer = tm.pre_tokenizers.BertPreTokenizer()
+    wordpiece.train_from_iterator(
+        CORPUS, tm.trainers.WordPieceTrainer(vocab_size=600, special_tokens=["[UNK]", "[CLS]"])
+    )
+    assert wordpiece.get_vocab_size() == 600 and wordpiece.token_to_id("[CLS]") == 1
+    assert "".join(t.removeprefix("##") for t in wordpiece.encode("lowest").tokens) == "lowest"
+    unigram = tm.Tokenizer(tm.models.Unigram())
+    unigram.pre_tokenizer = tm.pre_tokenizers.Metaspace()
+    unigram.decoder = tm.decoders.Metaspace()
+    unigram.train_from_iterator(CORPUS, tm.trainers.UnigramTrainer(vocab_size=600, unk_token="<unk>"))
+    assert 300 < unigram.get_vocab_size() <= 600  # fewer when the corpus has fewer pieces to offer
+    assert unigram.decode(unigram.encode("the lowest fox").ids) == "the lowest fox"
+    with pytest.raises(tokenmill.ConfigError, match="trains a BPE model"):
+        unigram.train_from_iterator(CORPUS, tm.trainers.BpeTrainer())
+    trainer = pickle.loads(pickle.dumps(tm.trainers.BpeTrainer(vocab_size=5, special_tokens=["<s>"])))
+    assert trainer.vocab_size == 5 and trainer.special_tokens[0].content == "<s>"

@@ -354,6 +354,7 @@ def train_bpe(
     base: CoreTokenizer | None = None,
     limit_alphabet: int | None = None,
     initial_alphabet: list[str] = ...,
+    ties_by_id: bool = ...,
 ) -> CoreTokenizer: ...
 def train_wordpiece(
     counter: WordCounter,

@@ -27,6 +27,7 @@ def train_bpe(
     initial_alphabet: Iterable[str] = (),
     show_progress: bool | None = None,
     base: Tokenizer | None = None,
+    tie_break: str = "bytes",
 ) -> Tokenizer:
     """Trains a BPE tokenizer.
 
@@ -50,6 +51,8 @@ def train_bpe(
     holds every byte, so there `initial_alphabet` changes nothing and `limit_alphabet` is an error.
     With `base`, training continues from that tokenizer: its ids and merges are kept, its
     pre-tokenizer, normalizer and byte/character level are used, and `vocab_size` is the new total.
+    Pairs with equal counts merge in the order of their tokens' bytes (`tie_break="bytes"`), or
+    of their ids (`"ids"`: the earlier-made tokens first, as Hugging Face's trainer orders them).
 
     >>> tok = train_bpe({"cat": 3, "mat": 2}, num_merges=2, byte_level=False)
     >>> tok.merges
@@ -60,6 +63,8 @@ def train_bpe(
     """
     from tokenmill.counting import WordCounts
 
+    if tie_break not in ("bytes", "ids"):
+        raise _core.ConfigError(f"tie_break must be 'bytes' or 'ids', got {tie_break!r}")
     specials, alphabet = check_options(
         vocab_size=vocab_size,
         num_merges=num_merges,
@@ -108,6 +113,7 @@ def train_bpe(
             base=None if base is None else base._core,
             limit_alphabet=limit_alphabet,
             initial_alphabet=alphabet,
+            ties_by_id=tie_break == "ids",
         )
     return Tokenizer(core)
 

@@ -48,8 +48,8 @@ pub fn pre_tokenize_with(py: Python<'_>, spec: &str, text: Text) -> PyResult<Vec
 /// The text of token strings through a Hugging Face decoder node (its JSON).
 #[pyfunction]
 pub fn decode_tokens_with(json: &str, tokens: Vec<String>) -> PyResult<String> {
-    let decoder: HfDecoder = serde_json::from_str(json)
-        .map_err(|e| to_py(crate::error::Error::config(format!("decoder {json}: {e}"))))?;
+    let decoder: HfDecoder =
+        serde_json::from_str(json).map_err(|e| to_py(crate::error::Error::config(format!("decoder {json}: {e}"))))?;
     decoder.check().map_err(to_py)?;
     Ok(decoder.decode(tokens, false, true).concat())
 }

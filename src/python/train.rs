@@ -272,7 +272,7 @@ impl WordCounter {
 #[pyfunction]
 #[pyo3(signature = (counter, *, vocab_size, num_merges, byte_level, end_of_word_suffix, unk_token,
                     special_tokens, min_frequency, max_token_length, progress, base=None,
-                    limit_alphabet=None, initial_alphabet=Vec::new()))]
+                    limit_alphabet=None, initial_alphabet=Vec::new(), ties_by_id=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_bpe(
     py: Python<'_>,
@@ -289,6 +289,7 @@ pub fn train_bpe(
     base: Option<PyRef<'_, CoreTokenizer>>,
     limit_alphabet: Option<usize>,
     initial_alphabet: Vec<String>,
+    ties_by_id: bool,
 ) -> PyResult<CoreTokenizer> {
     if byte_level && (end_of_word_suffix.is_some() || unk_token.is_some()) {
         return Err(to_py(Error::config(
@@ -320,6 +321,7 @@ pub fn train_bpe(
         max_token_length,
         limit_alphabet,
         initial_alphabet,
+        ties_by_id,
     };
     // A shared handle, not a copy: the table is copied only if the counter changes meanwhile.
     let counts = counter.counts.lock().expect("counter lock").clone();

@@ -5,7 +5,7 @@ What is here: `Tokenizer` (files, `encode`/`encode_batch` into `Encoding`s with 
 truncation and padding applied, `decode`/`decode_batch`, the vocabulary, added tokens' flags,
 truncation and padding settings, its components to read, set and change), `Encoding` with every
 accessor, `AddedToken`, `Regex`, and the component namespaces `models`, `normalizers`,
-`pre_tokenizers`, `processors`, `decoders` (with `DecodeStream`) — each component its
+`pre_tokenizers`, `processors`, `decoders` (with `DecodeStream`), `trainers` — each component its
 `tokenizer.json` node, run by tokenmill's Rust code. A component tokenmill cannot run exactly (a
 custom Python one, `Nmt`) is an error when it is made. Not yet: pre-tokenized input.
 
@@ -14,7 +14,7 @@ custom Python one, `Nmt`) is an error when it is made. Not yet: pre-tokenized in
 True
 """
 
-from tokenmill.tokenizers import decoders, models, normalizers, pre_tokenizers, processors
+from tokenmill.tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers
 from tokenmill.tokenizers._component import Regex
 from tokenmill.tokenizers.added_token import AddedToken
 from tokenmill.tokenizers.encoding import Encoding
@@ -32,4 +32,5 @@ __all__ = [
     "normalizers",
     "pre_tokenizers",
     "processors",
+    "trainers",
 ]

@@ -29,6 +29,7 @@ from tokenmill.tokenizers.models import Model
 from tokenmill.tokenizers.normalizers import Normalizer
 from tokenmill.tokenizers.pre_tokenizers import PreTokenizer
 from tokenmill.tokenizers.processors import PostProcessor
+from tokenmill.tokenizers.trainers import Trainer
 
 InputSequence = str
 EncodeInput = str | tuple[str, str] | list[str]
@@ -346,6 +347,22 @@ class Tokenizer:
             entries.append(entry)
             known[token.content] = entry
         return new
+
+    # -- training ---------------------------------------------------------------------------
+    def train(self, files: list[str], trainer: Trainer | None = None) -> None:
+        """Trains the model on the lines of `files` (see `tokenmill.tokenizers.trainers`)."""
+        from tokenmill.tokenizers import training
+
+        training.train(self, training.lines_of(files), trainer)
+
+    def train_from_iterator(
+        self, iterator: Iterable[Any], trainer: Trainer | None = None, length: int | None = None
+    ) -> None:
+        """Trains the model on texts (or batches of texts) from `iterator`; `length` is ignored
+        (tokenizers uses it for its progress bar)."""
+        from tokenmill.tokenizers import training
+
+        training.train(self, training.texts_of(iterator), trainer)
 
     # -- truncation and padding -------------------------------------------------------------
     def enable_truncation(

@@ -883,6 +883,8 @@ pub(super) struct Candidate {
 pub(super) struct TokenOrder {
     bytes: Vec<Vec<u8>>,
     prefix: Vec<u64>,
+    /// Order tokens by id instead of bytes (`BpeTrainConfig::ties_by_id`).
+    pub by_id: bool,
 }
 
 impl TokenOrder {
@@ -914,8 +916,8 @@ impl TokenOrder {
     /// byte or another pad); a tie falls back to all the bytes.
     #[inline]
     fn cmp(&self, a: u32, b: u32) -> std::cmp::Ordering {
-        if a == b {
-            return std::cmp::Ordering::Equal;
+        if a == b || self.by_id {
+            return a.cmp(&b);
         }
         let (a, b) = (a as usize, b as usize);
         self.prefix[a].cmp(&self.prefix[b]).then_with(|| self.bytes[a].cmp(&self.bytes[b]))

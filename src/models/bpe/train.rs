@@ -11,7 +11,9 @@
 //!    change around each merge site.
 //!
 //! Ties between equal counts break on bytes: the smaller left token, then the smaller right
-//! token, so the result never depends on thread count, hash order or corpus order.
+//! token, so the result never depends on thread count, hash order or corpus order. With
+//! `ties_by_id`, on ids instead (the alphabet is in code-point order, so only merged tokens
+//! differ: they rank by when they were made), as Hugging Face's trainer does.
 
 use super::merge_state::{AnyMergeState, Candidate, Pair, PairHeap, TokenOrder, WordList};
 use super::{Bpe, BpeOptions};
@@ -65,6 +67,9 @@ pub struct BpeTrainConfig {
     /// Characters always in the base alphabet, seen in the corpus or not. Byte-level: a no-op,
     /// since every byte of every character is already one of the 256 base tokens.
     pub initial_alphabet: Vec<char>,
+    /// Ties between equal counts go to the pair of smaller ids (the earlier-made tokens), as
+    /// Hugging Face's trainer breaks them, instead of the smaller bytes.
+    pub ties_by_id: bool,
 }
 
 /// What the trainer reports while it works.
@@ -213,6 +218,7 @@ fn merge_loop(
     let mut state = AnyMergeState::new(words, vocab.n_vocab().saturating_add(target_merges));
     let mut token_bytes: TokenOrder =
         (0..vocab.dense_len() as u32).map(|id| vocab.token_bytes(id).unwrap_or_default().to_vec()).collect();
+    token_bytes.by_id = config.ties_by_id;
     // The heap holds only the pairs counted at least `floor` times (a few per merge still to
     // learn) rather than every pair: most of the million-odd pairs of a corpus are never merged,
     // and a heap of them all is deep and cold. Every pair counted `floor` times or more has an

@@ -1,0 +1,217 @@
+"""`tokenmill.tokenizers.trainers`: Hugging Face's trainer settings, run by tokenmill's trainers
+through `Tokenizer.train` / `train_from_iterator` on the words the tokenizer's own normalizer and
+pre-tokenizer cut.
+
+`BpeTrainer` and `WordLevelTrainer` give the vocabulary `tokenizers` gives (the same merges, in
+the same order). `WordPieceTrainer` runs tokenmill's WordPiece trainer, whose merges are scored
+count(ab)/(count(a)·count(b)) as WordPiece defines it (tokenizers' own is frequency BPE with a
+`##` prefix, so its vocabularies differ); `UnigramTrainer` runs tokenmill's Unigram trainer
+(SentencePiece's algorithm). Both give working vocabularies of the size asked.
+
+>>> BpeTrainer(vocab_size=300, special_tokens=["<pad>"]).special_tokens
+[AddedToken("<pad>", rstrip=False, lstrip=False, single_word=False, normalized=False, special=True)]
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from tokenmill import _checks
+from tokenmill.tokenizers.added_token import AddedToken
+
+
+def _specials(tokens: Any) -> list[AddedToken]:
+    out = []
+    for t in tokens or []:
+        if isinstance(t, AddedToken):
+            t.special = True
+            out.append(t)
+        elif isinstance(t, str):
+            out.append(AddedToken(t, special=True))
+        else:
+            raise TypeError(f"special tokens are str or AddedToken, not {type(t).__name__}")
+    return out
+
+
+def _alphabet(chars: Any) -> list[str]:
+    out = []
+    for c in chars or []:
+        if not isinstance(c, str) or not c:
+            raise TypeError(f"initial_alphabet holds characters, not {c!r}")
+        out.append(c[0])  # as tokenizers: the first character of each string
+    return out
+
+
+class Trainer:
+    """The base of every trainer: its settings, as attributes."""
+
+    _options: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, **settings: Any) -> None:
+        for name, value in settings.items():
+            setattr(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "special_tokens":
+            value = _specials(value)
+        elif name == "initial_alphabet":
+            value = _alphabet(value)
+        elif name in ("vocab_size", "min_frequency"):
+            _checks.count(name, value)
+        elif name not in self._options:
+            raise AttributeError(f"{type(self).__name__} has no setting {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __getstate__(self) -> str:
+        state = {n: getattr(self, n) for n in self._options}
+        state["special_tokens"] = [t.__getstate__() for t in self.special_tokens]
+        return json.dumps({type(self).__name__: state}, ensure_ascii=False)
+
+    def __setstate__(self, state: str) -> None:
+        (settings,) = json.loads(state).values()
+        settings["special_tokens"] = [AddedToken(**t) for t in settings["special_tokens"]]
+        for name, value in settings.items():
+            setattr(self, name, value)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self._options)})"
+
+
+class BpeTrainer(Trainer):
+    """Byte-pair encoding: merges the most frequent pair until `vocab_size` tokens (special
+    tokens first, then the alphabet, then the merges)."""
+
+    _options = (
+        "vocab_size",
+        "min_frequency",
+        "show_progress",
+        "special_tokens",
+        "limit_alphabet",
+        "initial_alphabet",
+        "continuing_subword_prefix",
+        "end_of_word_suffix",
+        "max_token_length",
+    )
+
+    def __init__(
+        self,
+        vocab_size: int = 30000,
+        min_frequency: int = 0,
+        show_progress: bool = True,
+        special_tokens: list[str | AddedToken] | None = None,
+        limit_alphabet: int | None = None,
+        initial_alphabet: list[str] | None = None,
+        continuing_subword_prefix: str | None = None,
+        end_of_word_suffix: str | None = None,
+        max_token_length: int | None = None,
+    ) -> None:
+        super().__init__(
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            show_progress=show_progress,
+            special_tokens=special_tokens,
+            limit_alphabet=limit_alphabet,
+            initial_alphabet=initial_alphabet,
+            continuing_subword_prefix=continuing_subword_prefix,
+            end_of_word_suffix=end_of_word_suffix,
+            max_token_length=max_token_length,
+        )
+
+
+class WordPieceTrainer(Trainer):
+    """WordPiece: tokenmill's trainer (merges scored count(ab)/(count(a)·count(b)))."""
+
+    _options = (
+        "vocab_size",
+        "min_frequency",
+        "show_progress",
+        "special_tokens",
+        "limit_alphabet",
+        "initial_alphabet",
+        "continuing_subword_prefix",
+        "end_of_word_suffix",
+    )
+
+    def __init__(
+        self,
+        vocab_size: int = 30000,
+        min_frequency: int = 0,
+        show_progress: bool = True,
+        special_tokens: list[str | AddedToken] | None = None,
+        limit_alphabet: int | None = None,
+        initial_alphabet: list[str] | None = None,
+        continuing_subword_prefix: str = "##",
+        end_of_word_suffix: str | None = None,
+    ) -> None:
+        super().__init__(
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            show_progress=show_progress,
+            special_tokens=special_tokens,
+            limit_alphabet=limit_alphabet,
+            initial_alphabet=initial_alphabet,
+            continuing_subword_prefix=continuing_subword_prefix,
+            end_of_word_suffix=end_of_word_suffix,
+        )
+
+
+class WordLevelTrainer(Trainer):
+    """One token per word: the special tokens, then the most frequent words (ties: in order of
+    the words) with at least `min_frequency` occurrences, up to `vocab_size`."""
+
+    _options = ("vocab_size", "min_frequency", "show_progress", "special_tokens")
+
+    def __init__(
+        self,
+        vocab_size: int = 30000,
+        min_frequency: int = 0,
+        show_progress: bool = True,
+        special_tokens: list[str | AddedToken] | None = None,
+    ) -> None:
+        super().__init__(
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            show_progress=show_progress,
+            special_tokens=special_tokens,
+        )
+
+
+class UnigramTrainer(Trainer):
+    """Unigram: tokenmill's trainer (SentencePiece's EM and pruning)."""
+
+    _options = (
+        "vocab_size",
+        "show_progress",
+        "special_tokens",
+        "initial_alphabet",
+        "shrinking_factor",
+        "unk_token",
+        "max_piece_length",
+        "n_sub_iterations",
+    )
+
+    def __init__(
+        self,
+        vocab_size: int = 8000,
+        show_progress: bool = True,
+        special_tokens: list[str | AddedToken] | None = None,
+        initial_alphabet: list[str] | None = None,
+        shrinking_factor: float = 0.75,
+        unk_token: str | None = None,
+        max_piece_length: int = 16,
+        n_sub_iterations: int = 2,
+    ) -> None:
+        super().__init__(
+            vocab_size=vocab_size,
+            show_progress=show_progress,
+            special_tokens=special_tokens,
+            initial_alphabet=initial_alphabet,
+            shrinking_factor=shrinking_factor,
+            unk_token=unk_token,
+            max_piece_length=max_piece_length,
+            n_sub_iterations=n_sub_iterations,
+        )
+
+
+__all__ = ["BpeTrainer", "Trainer", "UnigramTrainer", "WordLevelTrainer", "WordPieceTrainer"]

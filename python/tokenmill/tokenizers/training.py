@@ -1,0 +1,173 @@
+"""`Tokenizer.train` / `train_from_iterator` of `tokenmill.tokenizers`: the words the tokenizer's
+own normalizer and pre-tokenizer cut are counted, tokenmill's trainer for the trainer's kind runs
+on them, and the result becomes the tokenizer's model node (its other settings kept) with the
+trainer's special tokens added, as `tokenizers` adds them.
+
+>>> from tokenmill.tokenizers import Tokenizer, models, pre_tokenizers, trainers
+>>> tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+>>> tok.pre_tokenizer = pre_tokenizers.Whitespace()
+>>> tok.train_from_iterator(["low lower lowest"] * 5, trainers.BpeTrainer(vocab_size=20, special_tokens=["[UNK]"]))
+>>> tok.encode("lowest").tokens
+['lowest']
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from tokenmill import _core
+from tokenmill.tokenizers import trainers as _trainers
+from tokenmill.tokenizers.models import Model
+from tokenmill.tokenizers.normalizers import Normalizer
+from tokenmill.tokenizers.pre_tokenizers import PreTokenizer
+
+_KINDS = {
+    _trainers.BpeTrainer: "BPE",
+    _trainers.WordPieceTrainer: "WordPiece",
+    _trainers.WordLevelTrainer: "WordLevel",
+    _trainers.UnigramTrainer: "Unigram",
+}
+
+
+def texts_of(iterator: Iterable[Any]) -> Iterator[str]:
+    """The texts of an iterator of texts or of batches (lists) of texts."""
+    for item in iterator:
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, (list, tuple)):
+            for text in item:
+                if not isinstance(text, str):
+                    raise TypeError(f"training texts are str, not {type(text).__name__}")
+                yield text
+        else:
+            raise TypeError(f"training texts are str (or lists of str), not {type(item).__name__}")
+
+
+def lines_of(files: Iterable[str]) -> Iterator[str]:
+    """Each line of each file, as tokenizers reads training files (the newline kept)."""
+    if isinstance(files, str):
+        raise TypeError("files is a list of paths")
+    for path in files:
+        try:
+            with open(path, encoding="utf-8") as f:
+                yield from f
+        except OSError as e:
+            raise _core.CorpusError(f"{path}: {e.strerror}") from None
+        except UnicodeDecodeError as e:
+            raise _core.CorpusError(f"{path}: not UTF-8 at byte {e.start}") from None
+
+
+def _words(texts: Iterable[str], normalizer: Normalizer | None, pre: PreTokenizer | None) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for text in texts:
+        if normalizer is not None:
+            text = normalizer.normalize_str(text)
+        if pre is None:
+            if text:
+                counts[text] += 1
+        else:
+            counts.update(piece for piece, _ in pre.pre_tokenize_str(text))
+    return counts
+
+
+def train(tokenizer: Any, texts: Iterable[str], trainer: _trainers.Trainer | None) -> None:
+    """Trains `tokenizer`'s model on `texts` with `trainer` (the model's default one if None)."""
+    model = tokenizer._document()["model"]
+    if trainer is None:
+        trainer = tokenizer.model.get_trainer()
+    kind = _KINDS.get(type(trainer))
+    if kind is None:
+        raise TypeError(f"a trainer from tokenmill.tokenizers.trainers, not {type(trainer).__name__}")
+    if kind != model.get("type"):
+        raise _core.ConfigError(f"a {type(trainer).__name__} trains a {kind} model, not a {model.get('type')} one")
+    specials = [t.content for t in trainer.special_tokens]
+    if kind == "Unigram":
+        node = _unigram(list(texts), tokenizer.normalizer, trainer, specials)
+    else:
+        counts = _words(texts, tokenizer.normalizer, tokenizer.pre_tokenizer)
+        node = {"BPE": _bpe, "WordPiece": _wordpiece, "WordLevel": _wordlevel}[kind](counts, model, trainer, specials)
+    tokenizer.model = Model._wrap(node)
+    tokenizer.add_special_tokens(list(trainer.special_tokens))
+
+
+def _strings(core: Any) -> dict[str, int]:
+    return {core.token_string(i): i for i in range(core.n_vocab) if core.token_kind(i) != "unused"}
+
+
+def _bpe(counts: Counter[str], model: dict[str, Any], trainer: Any, specials: list[str]) -> dict[str, Any]:
+    from tokenmill.training import train_bpe
+
+    if trainer.continuing_subword_prefix:
+        raise _core.ConfigError("BpeTrainer continuing_subword_prefix is not supported by tokenmill's BPE trainer")
+    tok = train_bpe(
+        dict(counts),
+        vocab_size=trainer.vocab_size,
+        byte_level=False,
+        end_of_word_suffix=trainer.end_of_word_suffix,
+        special_tokens=specials,
+        min_frequency=trainer.min_frequency,
+        max_token_length=trainer.max_token_length,
+        limit_alphabet=trainer.limit_alphabet,
+        initial_alphabet=trainer.initial_alphabet,
+        show_progress=False,
+        tie_break="ids",  # tokenizers' order: the result is its vocabulary and merges
+    )
+    node = dict(model)
+    node["vocab"] = _strings(tok._core)
+    node["merges"] = [[a.decode("utf-8"), b.decode("utf-8")] for a, b in tok.merges]
+    node["end_of_word_suffix"] = trainer.end_of_word_suffix
+    return node
+
+
+def _wordlevel(counts: Counter[str], model: dict[str, Any], trainer: Any, specials: list[str]) -> dict[str, Any]:
+    vocab: dict[str, int] = {}
+    for token in specials:
+        vocab.setdefault(token, len(vocab))
+    for word, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if len(vocab) >= trainer.vocab_size:
+            break
+        if n >= trainer.min_frequency:
+            vocab.setdefault(word, len(vocab))
+    return dict(model, vocab=vocab)
+
+
+def _wordpiece(counts: Counter[str], model: dict[str, Any], trainer: Any, specials: list[str]) -> dict[str, Any]:
+    from tokenmill.training_wordpiece import train_wordpiece
+
+    unk = model.get("unk_token", "[UNK]")
+    tok = train_wordpiece(
+        dict(counts),
+        vocab_size=trainer.vocab_size,
+        continuing_subword_prefix=trainer.continuing_subword_prefix,
+        special_tokens=specials if unk in specials else [unk, *specials],
+        unk_token=unk,
+        min_frequency=trainer.min_frequency,
+        limit_alphabet=trainer.limit_alphabet,
+        show_progress=False,
+    )
+    return dict(model, vocab=_strings(tok._core), continuing_subword_prefix=trainer.continuing_subword_prefix)
+
+
+def _unigram(texts: list[str], normalizer: Normalizer | None, trainer: Any, specials: list[str]) -> dict[str, Any]:
+    from tokenmill.training_unigram import train_unigram
+
+    if normalizer is not None:
+        texts = [normalizer.normalize_str(t) for t in texts]
+    unk = trainer.unk_token or "<unk>"
+    tok = train_unigram(
+        texts,
+        vocab_size=trainer.vocab_size,
+        max_piece_length=trainer.max_piece_length,
+        special_tokens=[s for s in specials if s != unk],
+        unk_token=unk,
+        control_tokens=(),
+        normalizer="none",
+        shrinking_factor=trainer.shrinking_factor,
+        em_iterations=trainer.n_sub_iterations,
+        show_progress=False,
+    )
+    core = tok._core
+    pieces = [[core.token_string(i), float(core.score(i) or 0.0)] for i in range(core.n_vocab)]
+    return {"type": "Unigram", "unk_id": 0, "vocab": pieces, "byte_fallback": False}
