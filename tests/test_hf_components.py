@@ -411,3 +411,4 @@ def test_training_from_files_and_the_other_trainers(tmp_path: Path) -> None:
         unigram.train_from_iterator(CORPUS, tm.trainers.BpeTrainer())
     trainer = pickle.loads(pickle.dumps(tm.trainers.BpeTrainer(vocab_size=5, special_tokens=["<s>"])))
     assert trainer.vocab_size == 5 and trainer.special_tokens[0].content == "<s>"
+

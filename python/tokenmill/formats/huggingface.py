@@ -67,6 +67,19 @@ def _normalizer_spec(node: Any, where: str) -> list[str]:
             out.append("prefix_space")
             i += 2
             continue
+        if kind == "BertNormalizer":
+            from tokenmill.formats.wordpiece import bert_normalizer
+
+            n = steps[i]
+            spec = bert_normalizer(
+                clean_text=bool(n.get("clean_text", True)),
+                handle_chinese_chars=bool(n.get("handle_chinese_chars", True)),
+                strip_accents=n.get("strip_accents"),
+                lowercase=bool(n.get("lowercase", True)),
+            )
+            out.extend(step for step in spec.split("+") if step != "none")
+            i += 1
+            continue
         if kind not in _NORMALIZERS:
             # Not a sequence of our own steps: Hugging Face's normalizers as the file spells
             # them, run by tokenmill's implementation of each (`hf:` and the JSON), which names

@@ -53,19 +53,11 @@ def from_vocab_txt(path: str | os.PathLike[str], **options: Any) -> _core.CoreTo
 
 
 def _bert_normalizer_from_hf(node: Any, where: str) -> str:
+    """The normalizer spec of a WordPiece file: BERT's normalizer, or any other tokenmill runs
+    (a pipeline built from components)."""
     if node is None:
         return "none"
-    if node.get("type") != "BertNormalizer":
-        # Hugging Face's other normalizers (a pipeline built from components), as any model reads them.
-        from tokenmill.formats.huggingface import _normalizer_spec
-
-        return "+".join(_normalizer_spec(node, where)) or "none"
-    return bert_normalizer(
-        clean_text=bool(node.get("clean_text", True)),
-        handle_chinese_chars=bool(node.get("handle_chinese_chars", True)),
-        strip_accents=node.get("strip_accents"),
-        lowercase=bool(node.get("lowercase", True)),
-    )
+    return "+".join(hf._normalizer_spec(node, where)) or "none"
 
 
 def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], where: str) -> _core.CoreTokenizer:

@@ -3,7 +3,11 @@ through `Tokenizer.train` / `train_from_iterator` on the words the tokenizer's o
 pre-tokenizer cut.
 
 `BpeTrainer` and `WordLevelTrainer` give the vocabulary `tokenizers` gives (the same merges, in
-the same order). `WordPieceTrainer` runs tokenmill's WordPiece trainer, whose merges are scored
+the same order), except three settings where the algorithms differ: `end_of_word_suffix`
+(tokenizers joins it to each word's last character, tokenmill keeps it a symbol of its own, as in
+Sennrich et al.; such a model is not yet one `Tokenizer` runs), `limit_alphabet` (tokenizers drops the characters left out and joins their
+neighbours, tokenmill splits the word there) and `max_token_length` (tokenizers' limit is one
+character shorter than it says for most lengths). `WordPieceTrainer` runs tokenmill's WordPiece trainer, whose merges are scored
 count(ab)/(count(a)·count(b)) as WordPiece defines it (tokenizers' own is frequency BPE with a
 `##` prefix, so its vocabularies differ); `UnigramTrainer` runs tokenmill's Unigram trainer
 (SentencePiece's algorithm). Both give working vocabularies of the size asked.
