@@ -3,14 +3,15 @@ through `Tokenizer.train` / `train_from_iterator` on the words the tokenizer's o
 pre-tokenizer cut.
 
 `BpeTrainer` and `WordLevelTrainer` give the vocabulary `tokenizers` gives (the same merges, in
-the same order), except three settings where the algorithms differ: `end_of_word_suffix`
+the same order), except for three settings where the algorithms differ: `end_of_word_suffix`
 (tokenizers joins it to each word's last character, tokenmill keeps it a symbol of its own, as in
-Sennrich et al.; such a model is not yet one `Tokenizer` runs), `limit_alphabet` (tokenizers drops the characters left out and joins their
-neighbours, tokenmill splits the word there) and `max_token_length` (tokenizers' limit is one
-character shorter than it says for most lengths). `WordPieceTrainer` runs tokenmill's WordPiece trainer, whose merges are scored
+Sennrich et al.; tokenizers' form is not yet one `Tokenizer` runs), `limit_alphabet` (tokenizers
+drops the characters left out and joins their neighbours, tokenmill splits the word there) and
+`max_token_length` (tokenizers' limit is one character shorter than it says for most lengths).
+`WordPieceTrainer` runs tokenmill's WordPiece trainer, whose merges are scored
 count(ab)/(count(a)·count(b)) as WordPiece defines it (tokenizers' own is frequency BPE with a
 `##` prefix, so its vocabularies differ); `UnigramTrainer` runs tokenmill's Unigram trainer
-(SentencePiece's algorithm). Both give working vocabularies of the size asked.
+(SentencePiece's algorithm). Both give working vocabularies of at most the size asked.
 
 >>> BpeTrainer(vocab_size=300, special_tokens=["<pad>"]).special_tokens
 [AddedToken("<pad>", rstrip=False, lstrip=False, single_word=False, normalized=False, special=True)]
