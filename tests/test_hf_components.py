@@ -160,7 +160,7 @@ PROCESSORS = [
 
 MODELS = [
     lambda m: m.models.BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")], unk_token="<unk>", dropout=0.5),
-    lambda m: m.models.BPE(continuing_subword_prefix="##", end_of_word_suffix="</w>", byte_fallback=True),
+    lambda m: m.models.BPE(fuse_unk=True, byte_fallback=True, ignore_merges=True),
     lambda m: m.models.WordPiece({"a": 0, "##b": 1, "[UNK]": 2}, max_input_chars_per_word=7),
     lambda m: m.models.WordLevel({"a": 0, "[UNK]": 1}, "[UNK]"),
     lambda m: m.models.Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -2.0)], 0, byte_fallback=True),
@@ -217,6 +217,9 @@ def test_components_tokenmill_does_not_run_are_refused_when_made() -> None:
     for family in (tm.normalizers.Normalizer, tm.pre_tokenizers.PreTokenizer, tm.decoders.Decoder):
         with pytest.raises(tokenmill.ConfigError, match="custom Python"):
             family.custom(object())
+    for option in ("continuing_subword_prefix", "end_of_word_suffix"):
+        with pytest.raises(tokenmill.ConfigError, match=option):
+            tm.models.BPE(**{option: "##"})
     with pytest.raises(tokenmill.ConfigError, match="model has no vocabulary"):
         tm.Tokenizer(tm.models.BPE()).encode("a")
 
@@ -411,4 +414,3 @@ def test_training_from_files_and_the_other_trainers(tmp_path: Path) -> None:
         unigram.train_from_iterator(CORPUS, tm.trainers.BpeTrainer())
     trainer = pickle.loads(pickle.dumps(tm.trainers.BpeTrainer(vocab_size=5, special_tokens=["<s>"])))
     assert trainer.vocab_size == 5 and trainer.special_tokens[0].content == "<s>"
-

@@ -14,20 +14,31 @@ custom Python one, `Nmt`) is an error when it is made. Not yet: pre-tokenized in
 True
 """
 
-from tokenmill.tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers
+from tokenmill.tokenizers import decoders, implementations, models, normalizers, pre_tokenizers, processors, trainers
 from tokenmill.tokenizers._component import Regex
 from tokenmill.tokenizers.added_token import AddedToken
 from tokenmill.tokenizers.encoding import Encoding
+from tokenmill.tokenizers.implementations import (
+    BertWordPieceTokenizer,
+    ByteLevelBPETokenizer,
+    SentencePieceBPETokenizer,
+    SentencePieceUnigramTokenizer,
+)
 from tokenmill.tokenizers.models import Token
 from tokenmill.tokenizers.tokenizer import Tokenizer
 
 __all__ = [
     "AddedToken",
+    "BertWordPieceTokenizer",
+    "ByteLevelBPETokenizer",
+    "SentencePieceBPETokenizer",
+    "SentencePieceUnigramTokenizer",
     "Encoding",
     "Regex",
     "Token",
     "Tokenizer",
     "decoders",
+    "implementations",
     "models",
     "normalizers",
     "pre_tokenizers",

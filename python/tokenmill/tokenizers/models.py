@@ -158,6 +158,14 @@ class BPE(Model):
     ) -> BPE:
         if dropout is not None and not 0.0 <= dropout <= 1.0:
             raise _core.ConfigError(f"dropout must be between 0 and 1, not {dropout}")
+        for name, value in (
+            ("continuing_subword_prefix", continuing_subword_prefix),
+            ("end_of_word_suffix", end_of_word_suffix),
+        ):
+            if value:
+                # tokenizers joins them to the first / last character of a word; tokenmill's BPE
+                # keeps an end-of-word marker a symbol of its own, so it would encode differently.
+                raise _core.ConfigError(f"BPE {name}={value!r} is not one tokenmill runs exactly")
         pairs = []
         for merge in merges or []:
             if isinstance(merge, str):
