@@ -220,8 +220,13 @@ def test_components_tokenmill_does_not_run_are_refused_when_made() -> None:
     for option in ("continuing_subword_prefix", "end_of_word_suffix"):
         with pytest.raises(tokenmill.ConfigError, match=option):
             tm.models.BPE(**{option: "##"})
-    with pytest.raises(tokenmill.ConfigError, match="model has no vocabulary"):
-        tm.Tokenizer(tm.models.BPE()).encode("a")
+    with pytest.raises(tokenmill.FormatError, match="model has no vocabulary"):
+        tm.Tokenizer(tm.models.WordPiece()).encode("a")
+    # An empty BPE model is a tokenizer of added tokens alone, as in tokenizers.
+    for m in (tm, hf):
+        empty = m.Tokenizer(m.models.BPE())
+        empty.add_tokens(["my", "name"])
+        assert empty.encode("my name is").tokens == ["my", "name"]
 
 
 def _assemble(m: Any, model: Any) -> Any:

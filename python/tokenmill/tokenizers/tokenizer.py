@@ -489,12 +489,6 @@ class Tokenizer:
 
 def _load(doc: dict[str, Any]) -> _tokenmill.Tokenizer:
     """tokenmill's tokenizer for a tokenizer.json dict."""
-    model = doc.get("model") or {}
-    if not model.get("vocab") or model.get("vocab") == [["<unk>", 0.0]]:
-        raise _core.ConfigError(
-            f"the {model.get('type', '')} model has no vocabulary yet: train it (Tokenizer.train or "
-            "train_from_iterator) or give it one"
-        )
     with tempfile.TemporaryDirectory(prefix="tokenmill-") as directory:
         path = Path(directory) / "tokenizer.json"
         path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
@@ -502,7 +496,11 @@ def _load(doc: dict[str, Any]) -> _tokenmill.Tokenizer:
             return _tokenmill.Tokenizer.from_huggingface(path)
         except _core.TokenmillError as e:
             # The temporary file's name means nothing to the caller.
-            raise type(e)(str(e).replace(str(path), "<tokenizer.json text>")) from None
+            message = str(e).replace(str(path), "<tokenizer.json text>")
+            model = doc.get("model") or {}
+            if not model.get("vocab") or model.get("vocab") == [["<unk>", 0.0]]:
+                message += f" (the {model.get('type', '')} model has no vocabulary yet: train it or give it one)"
+            raise type(e)(message) from None
 
 
 _STRATEGIES = {"longest_first": "LongestFirst", "only_first": "OnlyFirst", "only_second": "OnlySecond"}
