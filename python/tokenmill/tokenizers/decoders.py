@@ -32,22 +32,35 @@ class DecodeStream:
     the text that id completes, or None when it completes none (yet). Joined, the steps are
     `tokenizer.decode(ids, skip_special_tokens)`."""
 
-    def __init__(self, skip_special_tokens: bool = False) -> None:
+    def __init__(self, ids: list[int] | None = None, skip_special_tokens: bool = False) -> None:
+        if isinstance(ids, bool):  # DecodeStream(True): tokenizers' older positional form
+            ids, skip_special_tokens = None, ids
         self.skip_special_tokens = skip_special_tokens
+        # Every id decoded so far (those given when it was made included): a copy starts from them.
+        self._prefix = list(ids or [])
         self._stream: _Stream | None = None
         self._tokenizer: Tokenizer | None = None
         # Text complete so far but held back, as tokenizers holds it while a character after it
         # is still incomplete.
         self._held = ""
 
+    def __copy__(self) -> DecodeStream:
+        """A stream in the same state that goes on on its own."""
+        copied = DecodeStream(list(self._prefix), self.skip_special_tokens)
+        copied._held = self._held
+        return copied
+
     def step(self, tokenizer: Tokenizer, id: int | list[int]) -> str | None:
         if self._tokenizer is None:
             self._tokenizer = tokenizer
             self._stream = tokenizer._tok.decode_stream(skip_special_tokens=self.skip_special_tokens)
+            if self._prefix:
+                self._stream.feed(self._prefix)  # their text was returned by an earlier stream
         elif tokenizer is not self._tokenizer:
             raise _core.ConfigError("a DecodeStream follows one tokenizer; make a new one for another")
         stream = self._stream
         assert stream is not None
+        self._prefix.extend(id if isinstance(id, list) else [id])
         self._held += stream.feed(id) if isinstance(id, list) else stream.step(id)
         if stream.incomplete() or not self._held:
             return None

@@ -119,8 +119,6 @@ def _read_json_vocab(path: str | os.PathLike[str]) -> dict[str, int]:
 def _vocab_arg(vocab: Any, name: str) -> dict[str, int]:
     if vocab is None:
         return {}
-    if isinstance(vocab, (str, os.PathLike)):
-        raise _core.ConfigError(f"{name}(vocab=path) is gone from tokenizers too: use {name}.from_file(path)")
     if not isinstance(vocab, dict):
         raise TypeError(f"{name} vocab must be a dict of token → id")
     return {str(k): int(v) for k, v in vocab.items()}
@@ -166,6 +164,8 @@ class BPE(Model):
                 # tokenizers joins them to the first / last character of a word; tokenmill's BPE
                 # keeps an end-of-word marker a symbol of its own, so it would encode differently.
                 raise _core.ConfigError(f"BPE {name}={value!r} is not one tokenmill runs exactly")
+        if isinstance(vocab, (str, os.PathLike)) and isinstance(merges, (str, os.PathLike)):
+            vocab, merges = BPE.read_file(vocab, merges)  # paths, as tokenizers still takes them
         pairs = []
         for merge in merges or []:
             if isinstance(merge, str):
@@ -242,6 +242,8 @@ class WordPiece(Model):
         max_input_chars_per_word: int = 100,
         continuing_subword_prefix: str = "##",
     ) -> WordPiece:
+        if isinstance(vocab, (str, os.PathLike)):
+            vocab = WordPiece.read_file(vocab)  # a path, as tokenizers still takes one
         node = {
             "type": "WordPiece",
             "unk_token": unk_token,
@@ -281,6 +283,8 @@ class WordLevel(Model):
     _fields: ClassVar[dict[str, str]] = {"unk_token": "unk_token"}
 
     def __new__(cls, vocab: dict[str, int] | None = None, unk_token: str | None = None) -> WordLevel:
+        if isinstance(vocab, (str, os.PathLike)):
+            vocab = WordLevel.read_file(vocab)  # a path, as tokenizers still takes one
         node = {"type": "WordLevel", "vocab": _vocab_arg(vocab, "WordLevel"), "unk_token": unk_token or "<unk>"}
         return _made(cls, node)  # type: ignore[no-any-return]
 

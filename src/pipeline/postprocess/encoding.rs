@@ -208,9 +208,11 @@ impl Encoding {
     }
 
     /// Pads to `target` tokens (and every overflowing window too).
-    pub fn pad(&mut self, target: usize, pad_id: u32, pad_type_id: u32, side: Side) {
+    /// Pads to `target` tokens with `pad_id`, whose token string is `pad_token` (as Hugging Face
+    /// reports it, whatever the vocabulary calls that id).
+    pub fn pad(&mut self, target: usize, pad_id: u32, pad_type_id: u32, pad_token: &str, side: Side) {
         for window in &mut self.overflowing {
-            window.pad(target, pad_id, pad_type_id, side);
+            window.pad(target, pad_id, pad_type_id, pad_token, side);
         }
         let Some(n) = target.checked_sub(self.len()).filter(|&n| n > 0) else {
             return;
@@ -229,12 +231,23 @@ impl Encoding {
         grow(&mut self.word_ids, n, None, side);
         grow(&mut self.special_tokens_mask, n, 1, side);
         grow(&mut self.attention_mask, n, 0, side);
+        let start = match side {
+            Side::Right => self.len() - n,
+            Side::Left => 0,
+        };
         if side == Side::Left {
             for (_, range) in &mut self.sequence_ranges {
                 *range = range.start + n..range.end + n;
             }
             for (at, _) in &mut self.surfaces {
                 *at += n as u32;
+            }
+        }
+        let pads = (start..start + n).map(|at| (at as u32, Box::<str>::from(pad_token)));
+        match side {
+            Side::Right => self.surfaces.extend(pads),
+            Side::Left => {
+                self.surfaces.splice(0..0, pads);
             }
         }
     }
@@ -275,7 +288,7 @@ mod tests {
         assert_eq!(a.ids, [0, 1, 0, 1]);
         let windows: Vec<Vec<u32>> = a.overflowing.iter().map(|o| o.ids.clone()).collect();
         assert_eq!(windows, [vec![2, 0, 1], vec![2, 2], vec![0, 1, 2]]);
-        a.pad(5, 9, 0, Side::Left);
+        a.pad(5, 9, 0, "[PAD]", Side::Left);
         assert_eq!(a.ids, [9, 0, 1, 0, 1]);
         assert_eq!(a.attention_mask, [0, 1, 1, 1, 1]);
         assert!(a.overflowing.iter().all(|o| o.len() == 5));

@@ -425,7 +425,7 @@ impl Padding {
             target = target.div_ceil(m) * m;
         }
         for e in encodings {
-            e.pad(target, self.pad_id, self.pad_type_id, self.side);
+            e.pad(target, self.pad_id, self.pad_type_id, &self.pad_token, self.side);
         }
     }
 }
