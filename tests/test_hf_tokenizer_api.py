@@ -259,3 +259,28 @@ def test_ordinary_added_tokens_with_a_prefix_space(
     assert fields(ours.encode(text)) == fields(theirs.encode(text)), text
     plain = theirs.encode(text, add_special_tokens=False).ids
     assert ours._tok.encode(text, allowed_special="all") == plain, text
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.sampled_from(TEXTS),
+    st.none() | st.sampled_from(TEXTS),
+    st.booleans(),
+    st.sampled_from([None, 12, 20]),
+    st.booleans(),
+)
+def test_post_process_applies_truncation_template_and_padding(
+    files: Path, text: str, pair: str | None, special: bool, cut: int | None, changed: bool
+) -> None:
+    ours, theirs = both(files)
+    results = []
+    for tok in (ours, theirs):
+        a = tok.encode(text, add_special_tokens=False)
+        b = None if pair is None else tok.encode(pair, add_special_tokens=False)
+        if changed:  # an encoding changed in Python: built again in the core from its lists
+            a.pad(len(a) + 2, pad_id=0, pad_token="<x>")
+        if cut is not None:
+            tok.enable_truncation(cut, stride=2)
+        tok.enable_padding(length=24)
+        results.append(fields(tok.post_process(a, b, add_special_tokens=special)))
+    assert results[0] == results[1]

@@ -131,6 +131,66 @@ impl CoreTokenizer {
         Ok(PyEncoding { inner, tokenizer: Arc::clone(&self.inner) })
     }
 
+    /// Truncation, the template and padding applied to encodings made elsewhere (Hugging Face's
+    /// `post_process`).
+    #[pyo3(signature = (encoding, pair=None, add_special_tokens=true))]
+    fn post_process(
+        &self,
+        py: Python<'_>,
+        encoding: PyRef<'_, PyEncoding>,
+        pair: Option<PyRef<'_, PyEncoding>>,
+        add_special_tokens: bool,
+    ) -> PyResult<PyEncoding> {
+        let (a, b) = (encoding.inner.clone(), pair.map(|p| p.inner.clone()));
+        let inner = py.detach(|| self.inner.post_process(a, b, add_special_tokens)).map_err(to_py)?;
+        Ok(PyEncoding { inner, tokenizer: Arc::clone(&self.inner) })
+    }
+
+    /// A core encoding from Hugging Face's per-token lists (an `Encoding` changed in Python),
+    /// its `tokens` kept as given where the vocabulary spells an id otherwise.
+    #[pyo3(signature = (ids, type_ids, tokens, word_ids, offsets, special_tokens_mask, attention_mask, sequence_ranges, overflowing))]
+    #[allow(clippy::too_many_arguments)]
+    fn encoding_from_lists(
+        &self,
+        ids: Vec<u32>,
+        type_ids: Vec<u32>,
+        tokens: Vec<String>,
+        word_ids: Vec<Option<u32>>,
+        offsets: Vec<(u32, u32)>,
+        special_tokens_mask: Vec<u8>,
+        attention_mask: Vec<u8>,
+        sequence_ranges: Vec<(u8, usize, usize)>,
+        overflowing: Vec<PyRef<'_, PyEncoding>>,
+    ) -> PyResult<PyEncoding> {
+        let n = ids.len();
+        let lengths = [type_ids.len(), tokens.len(), word_ids.len(), offsets.len(), special_tokens_mask.len()];
+        if lengths.iter().chain([&attention_mask.len()]).any(|&len| len != n) {
+            return Err(to_py(Error::config("an encoding's lists must all have one entry per token")));
+        }
+        if sequence_ranges.iter().any(|&(_, start, stop)| start > stop || stop > n) {
+            return Err(to_py(Error::config("a sequence range lies outside the encoding")));
+        }
+        let surfaces = ids
+            .iter()
+            .zip(&tokens)
+            .enumerate()
+            .filter(|(_, (&id, token))| self.inner.token_string(id).ok().as_deref() != Some(token.as_str()))
+            .map(|(at, (_, token))| (at as u32, Box::<str>::from(token.as_str())))
+            .collect();
+        let inner = Encoding {
+            ids,
+            type_ids,
+            offsets,
+            word_ids,
+            special_tokens_mask,
+            attention_mask,
+            sequence_ranges: sequence_ranges.into_iter().map(|(s, start, stop)| (s, start..stop)).collect(),
+            overflowing: overflowing.iter().map(|o| o.inner.clone()).collect(),
+            surfaces,
+        };
+        Ok(PyEncoding { inner, tokenizer: Arc::clone(&self.inner) })
+    }
+
     #[pyo3(signature = (texts, pairs_=None, add_special_tokens=true, num_threads=None))]
     fn encode_batch_for_model(
         &self,

@@ -252,6 +252,22 @@ class Tokenizer:
         """`encode_batch` (tokenizers' variant without offsets; here offsets cost nothing more)."""
         return self.encode_batch(input, is_pretokenized, add_special_tokens)
 
+    def post_process(
+        self, encoding: Encoding, pair: Encoding | None = None, add_special_tokens: bool = True
+    ) -> Encoding:
+        """Truncation, the post-processor's template and padding, applied to encodings made
+        without them (`encode(..., add_special_tokens=False)` with neither set, or built by hand).
+
+        >>> tok.post_process(tok.encode("Hello", add_special_tokens=False)).tokens   # doctest: +SKIP
+        ['[CLS]', 'hello', '[SEP]']
+        """
+        for name, value in (("encoding", encoding), ("pair", pair)):
+            if value is not None and not isinstance(value, Encoding):
+                raise TypeError(f"post_process: {name} must be an Encoding, not {type(value).__name__}")
+        core = self._tok._core
+        second = None if pair is None else _core_encoding(core, pair)
+        return Encoding._from_core(core.post_process(_core_encoding(core, encoding), second, add_special_tokens))
+
     def num_special_tokens_to_add(self, is_pair: bool) -> int:
         """How many tokens the template adds to one text (or a pair)."""
         core = self._tok._core.with_settings(None, None)
@@ -485,6 +501,23 @@ class Tokenizer:
             return
         made = Tokenizer.from_str(state["json"])
         self.__dict__.update(made.__dict__)
+
+
+def _core_encoding(core: Any, encoding: Encoding) -> Any:
+    """The core encoding behind `encoding`, or one made from its lists if it was changed in Python."""
+    if encoding._core is not None:
+        return encoding._core
+    return core.encoding_from_lists(
+        encoding.ids,
+        encoding.type_ids,
+        encoding.tokens,
+        encoding.word_ids,
+        encoding.offsets,
+        encoding.special_tokens_mask,
+        encoding.attention_mask,
+        [(s, start, stop) for s, (start, stop) in encoding._sequence_ranges().items()],
+        [_core_encoding(core, window) for window in encoding._windows()],
+    )
 
 
 def _load(doc: dict[str, Any]) -> _tokenmill.Tokenizer:

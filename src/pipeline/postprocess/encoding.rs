@@ -196,7 +196,12 @@ impl Encoding {
             windows.push(joined);
         }
         let base = self.len();
-        self.sequence_ranges.extend(other.sequence_ranges.into_iter().map(|(s, r)| (s, r.start + base..r.end + base)));
+        // A map from input to range, as Hugging Face keeps it: the joined encoding's range for an
+        // input replaces one this encoding had for the same input.
+        for (s, r) in other.sequence_ranges {
+            self.sequence_ranges.retain(|(mine, _)| *mine != s);
+            self.sequence_ranges.push((s, r.start + base..r.end + base));
+        }
         self.ids.extend(other.ids);
         self.type_ids.extend(other.type_ids);
         self.offsets.extend(other.offsets);
@@ -207,9 +212,8 @@ impl Encoding {
         self.overflowing = windows;
     }
 
-    /// Pads to `target` tokens (and every overflowing window too).
-    /// Pads to `target` tokens with `pad_id`, whose token string is `pad_token` (as Hugging Face
-    /// reports it, whatever the vocabulary calls that id).
+    /// Pads to `target` tokens (and every overflowing window too) with `pad_id`, whose token
+    /// string is `pad_token` (as Hugging Face reports it, whatever the vocabulary calls that id).
     pub fn pad(&mut self, target: usize, pad_id: u32, pad_type_id: u32, pad_token: &str, side: Side) {
         for window in &mut self.overflowing {
             window.pad(target, pad_id, pad_type_id, pad_token, side);

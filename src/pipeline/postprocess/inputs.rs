@@ -328,8 +328,15 @@ impl Tokenizer {
     /// Model inputs for one text or a pair: truncated, post-processed and (if a fixed length is
     /// set) padded, by this tokenizer's settings.
     pub fn encode_for_model(&self, first: &str, second: Option<&str>, add_special_tokens: bool) -> Result<Encoding> {
-        let mut a = self.encode_aligned(first, 0)?;
-        let mut b = second.map(|s| self.encode_aligned(s, 1)).transpose()?;
+        let a = self.encode_aligned(first, 0)?;
+        let b = second.map(|s| self.encode_aligned(s, 1)).transpose()?;
+        self.post_process(a, b, add_special_tokens)
+    }
+
+    /// What follows the model for one input (or a pair): truncation, the post-processor's
+    /// template (with `add_special_tokens`) and padding to a fixed length — Hugging Face's
+    /// `Tokenizer.post_process` on encodings made elsewhere too.
+    pub fn post_process(&self, mut a: Encoding, mut b: Option<Encoding>, add_special_tokens: bool) -> Result<Encoding> {
         if let Some(truncation) = &self.inputs.truncation {
             let added = match (&self.inputs.post_processor, add_special_tokens) {
                 (Some(p), true) => p.added_tokens(b.is_some()),
