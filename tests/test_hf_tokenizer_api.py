@@ -198,8 +198,8 @@ def test_refusals_are_clear() -> None:
     with pytest.raises(TypeError, match="made from a model"):
         Tokenizer(object())  # type: ignore[arg-type]
     ours = Tokenizer.from_file(_bert())
-    with pytest.raises(tokenmill.ConfigError, match="is_pretokenized"):
-        ours.encode(["already", "split"], is_pretokenized=True)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="is_pretokenized"):
+        ours.encode("not split", is_pretokenized=True)
 
 
 def test_added_token_matches_tokenizers() -> None:
@@ -284,3 +284,22 @@ def test_post_process_applies_truncation_template_and_padding(
         tok.enable_padding(length=24)
         results.append(fields(tok.post_process(a, b, add_special_tokens=special)))
     assert results[0] == results[1]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(st.sampled_from([*TEXTS[:5], "naïve", "東京", "a b"]), min_size=1, max_size=5),
+    st.none() | st.lists(st.sampled_from(["pair", "of", "words", "😀"]), min_size=1, max_size=4),
+)
+def test_pretokenized_words_encode_as_tokenizers(files: Path, words: list[str], pair: list[str] | None) -> None:
+    ours, theirs = both(files)
+    for special in (True, False):
+        assert fields(ours.encode(words, pair, is_pretokenized=True, add_special_tokens=special)) == fields(
+            theirs.encode(words, pair, is_pretokenized=True, add_special_tokens=special)
+        )
+    for tok in (ours, theirs):
+        tok.enable_padding(pad_id=0)
+    batch = [words, words[:1]] if pair is None else [(words, pair), (words[:1], pair)]
+    assert [fields(e) for e in ours.encode_batch(batch, is_pretokenized=True)] == [
+        fields(e) for e in theirs.encode_batch(batch, is_pretokenized=True)
+    ]

@@ -98,6 +98,7 @@ class Tokenizer:
         self._loaded = None
         self._source = None  # the file it was read from no longer says what this tokenizer is
         self.__dict__.pop("_spelled_cache", None)
+        self.__dict__.pop("_plain_core", None)
 
     # -- components -------------------------------------------------------------------------
     def _component(self, key: str, family: type[Component]) -> Any:
@@ -222,23 +223,48 @@ class Tokenizer:
         >>> tok.encode("Hello", "world").type_ids   # doctest: +SKIP
         [0, 0, 0, 1, 1]
         """
-        _no_pretokenized(is_pretokenized)
+        if is_pretokenized:
+            second = None if pair is None else self._words(pair, 1)
+            return self.post_process(self._words(sequence, 0), second, add_special_tokens)
         core = self._tok.encode_for_model(sequence, pair, add_special_tokens=add_special_tokens)
         return Encoding._from_core(core)
+
+    def _words(self, words: Any, type_id: int) -> Encoding:
+        """Words given already split (`is_pretokenized`): each normalized and encoded on its own,
+        its tokens' word id its index and their offsets within it, as tokenizers has them (a
+        pair's type id 1 until a template says otherwise)."""
+        if isinstance(words, str) or not isinstance(words, (list, tuple)) or not all(isinstance(w, str) for w in words):
+            raise TypeError("with is_pretokenized=True, a sequence is a list of words (str)")
+        plain = self.__dict__.get("_plain_core")
+        if plain is None:  # the same tokenizer without truncation or padding (post_process does those)
+            plain = self.__dict__["_plain_core"] = self._tok._core.with_settings(None, None)
+        parts = []
+        for i, word in enumerate(words):
+            part = Encoding._from_core(plain.encode_for_model(word, None, False))
+            lists = part._own()
+            lists["word_ids"], lists["type_ids"] = [i] * len(part), [type_id] * len(part)
+            part._ranges = {}  # the model's tokens alone: post_process marks the sequences
+            parts.append(part)
+        return Encoding.merge(parts, growing_offsets=False)
 
     def encode_batch(
         self, input: Sequence[EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> list[Encoding]:
         """`encode` over a batch (texts, or `(text, pair)` tuples) on all cores; padding to the
         longest pads the whole batch."""
-        _no_pretokenized(is_pretokenized)
         items = list(input)
+        if is_pretokenized:
+            encodings = []
+            for item in items:
+                first, second = item if isinstance(item, tuple) else (item, None)
+                encodings.append(self.encode(first, second, True, add_special_tokens))
+            return _padded_together(encodings, self.padding)
         pairs = [isinstance(item, (tuple, list)) for item in items]
         if any(pairs) and not all(pairs):
             # Mixed singles and pairs: the core takes one kind per batch; padding must still
             # cover the whole batch, so pad afterwards as tokenizers does.
             encodings = [self.encode(*_parts(item), add_special_tokens=add_special_tokens) for item in items]
-            return _padded_together(encodings, self._tok.padding)
+            return _padded_together(encodings, self.padding)
         if any(pairs):
             firsts, seconds = zip(*(_parts(item) for item in items), strict=True)
             core = self._tok.encode_batch_for_model(list(firsts), list(seconds), add_special_tokens=add_special_tokens)
@@ -561,11 +587,6 @@ def _settings_nodes(truncation: dict[str, Any] | None, padding: dict[str, Any] |
             "pad_token": padding["pad_token"],
         }
     return cut, pad
-
-
-def _no_pretokenized(is_pretokenized: bool) -> None:
-    if is_pretokenized:
-        raise _core.ConfigError("is_pretokenized=True (input already split into words) is not supported yet")
 
 
 def _token_list(tokens: Sequence[str | AddedToken]) -> list[str | AddedToken]:
