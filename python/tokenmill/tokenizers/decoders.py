@@ -153,7 +153,10 @@ class ByteLevel(Decoder):
 
     _type = "ByteLevel"
 
-    def __new__(cls) -> ByteLevel:
+    def __new__(cls, **state: Any) -> ByteLevel:
+        # The pre-tokenizer's settings, which a state read back passes and the decoder ignores.
+        if set(state) - {"type", "add_prefix_space", "trim_offsets", "use_regex"}:
+            raise TypeError(f"ByteLevel() got unexpected arguments {sorted(state)}")
         node = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
         return _made(cls, node)  # type: ignore[no-any-return]
 

@@ -160,7 +160,12 @@ class ByteLevel(PreTokenizer):
         "use_regex": "use_regex",
     }
 
-    def __new__(cls, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True) -> ByteLevel:
+    def __new__(
+        cls, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True, **state: Any
+    ) -> ByteLevel:
+        from tokenmill.tokenizers.processors import _only_type
+
+        _only_type(state, "ByteLevel")
         node = {
             "type": "ByteLevel",
             "add_prefix_space": bool(add_prefix_space),
@@ -297,8 +302,7 @@ class Split(PreTokenizer):
 
     @pattern.setter
     def pattern(self, value: Any) -> None:
-        self._node["pattern"] = pattern_node(value)
-        self._changed()
+        raise AttributeError("Split.pattern cannot be changed (it is compiled); make a new Split")
 
 
 def _plain(name: str, doc: str) -> type[PreTokenizer]:

@@ -272,6 +272,19 @@ class Tokenizer:
             core = self._tok.encode_batch_for_model(items, add_special_tokens=add_special_tokens)
         return [Encoding._from_core(e) for e in core]
 
+    async def async_encode_batch(
+        self, input: Sequence[EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> list[Encoding]:
+        """`encode_batch` on a worker thread, awaited (the core releases the GIL while it works)."""
+        import asyncio
+
+        return await asyncio.to_thread(self.encode_batch, input, is_pretokenized, add_special_tokens)
+
+    async def async_encode_batch_fast(
+        self, input: Sequence[EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> list[Encoding]:
+        return await self.async_encode_batch(input, is_pretokenized, add_special_tokens)
+
     def encode_batch_fast(
         self, input: Sequence[EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> list[Encoding]:
@@ -308,6 +321,14 @@ class Tokenizer:
     def decode_batch(self, sequences: Iterable[Sequence[int]], skip_special_tokens: bool = True) -> list[str]:
         """`decode` of each list of ids."""
         return [self.decode(ids, skip_special_tokens) for ids in sequences]
+
+    async def async_decode_batch(
+        self, sequences: Iterable[Sequence[int]], skip_special_tokens: bool = True
+    ) -> list[str]:
+        """`decode_batch` on a worker thread, awaited."""
+        import asyncio
+
+        return await asyncio.to_thread(self.decode_batch, list(sequences), skip_special_tokens)
 
     # -- vocabulary -------------------------------------------------------------------------
     def token_to_id(self, token: str) -> int | None:

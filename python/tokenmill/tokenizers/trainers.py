@@ -68,24 +68,59 @@ class Trainer:
             raise AttributeError(f"{type(self).__name__} has no setting {name!r}")
         object.__setattr__(self, name, value)
 
-    def __getstate__(self) -> str:
-        state = {n: getattr(self, n) for n in self._options}
-        state["special_tokens"] = [t.__getstate__() for t in self.special_tokens]
-        return json.dumps({type(self).__name__: state}, ensure_ascii=False)
+    # The settings in the order tokenizers writes them, with the fields it adds (the progress
+    # bar's style, the words counted so far), so that `__getstate__` is its JSON.
+    _state: ClassVar[tuple[str, ...]] = ()
+    _extra: ClassVar[dict[str, Any]] = {"words": {}}
 
-    def __setstate__(self, state: str) -> None:
+    def _settings(self) -> dict[str, Any]:
+        state: dict[str, Any] = {}
+        for name in self._state:
+            if name in self._extra:
+                state[name] = self._extra[name]
+            elif name == "special_tokens":
+                state[name] = [t.__getstate__() for t in self.special_tokens]
+            else:
+                state[name] = getattr(self, name)
+        return state
+
+    def __getstate__(self) -> bytes:
+        return json.dumps({type(self).__name__: self._settings()}, ensure_ascii=False, separators=(",", ":")).encode()
+
+    def __setstate__(self, state: str | bytes) -> None:
         (settings,) = json.loads(state).values()
-        settings["special_tokens"] = [AddedToken(**t) for t in settings["special_tokens"]]
+        settings = settings.get("bpe_trainer", settings)  # WordPieceTrainer nests its BPE trainer's
         for name, value in settings.items():
-            setattr(self, name, value)
+            if name == "special_tokens":
+                value = [AddedToken(**t) for t in value]
+            if name in self._options:
+                setattr(self, name, value)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self._options)})"
 
 
+_BPE_STATE = (
+    "min_frequency",
+    "vocab_size",
+    "show_progress",
+    "progress_format",
+    "special_tokens",
+    "limit_alphabet",
+    "initial_alphabet",
+    "continuing_subword_prefix",
+    "end_of_word_suffix",
+    "max_token_length",
+    "words",
+)
+
+
 class BpeTrainer(Trainer):
     """Byte-pair encoding: merges the most frequent pair until `vocab_size` tokens (special
     tokens first, then the alphabet, then the merges)."""
+
+    _state = _BPE_STATE
+    _extra: ClassVar[dict[str, Any]] = {"progress_format": "Indicatif", "words": {}}
 
     _options = (
         "vocab_size",
@@ -127,6 +162,13 @@ class BpeTrainer(Trainer):
 class WordPieceTrainer(Trainer):
     """WordPiece: tokenmill's trainer (merges scored count(ab)/(count(a)·count(b)))."""
 
+    _state = _BPE_STATE
+    _extra: ClassVar[dict[str, Any]] = {"progress_format": "Indicatif", "words": {}, "max_token_length": None}
+
+    def __getstate__(self) -> bytes:
+        state = {"WordPieceTrainer": {"bpe_trainer": self._settings()}}
+        return json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode()
+
     _options = (
         "vocab_size",
         "min_frequency",
@@ -166,6 +208,7 @@ class WordLevelTrainer(Trainer):
     the words) with at least `min_frequency` occurrences, up to `vocab_size`."""
 
     _options = ("vocab_size", "min_frequency", "show_progress", "special_tokens")
+    _state = ("min_frequency", "vocab_size", "show_progress", "special_tokens", "words")
 
     def __init__(
         self,
@@ -184,6 +227,20 @@ class WordLevelTrainer(Trainer):
 
 class UnigramTrainer(Trainer):
     """Unigram: tokenmill's trainer (SentencePiece's EM and pruning)."""
+
+    _state = (
+        "show_progress",
+        "vocab_size",
+        "n_sub_iterations",
+        "shrinking_factor",
+        "special_tokens",
+        "initial_alphabet",
+        "unk_token",
+        "max_piece_length",
+        "seed_size",
+        "words",
+    )
+    _extra: ClassVar[dict[str, Any]] = {"seed_size": 1_000_000, "words": {}}
 
     _options = (
         "vocab_size",

@@ -81,7 +81,9 @@ def train(tokenizer: Any, texts: Iterable[str], trainer: _trainers.Trainer | Non
     if kind is None:
         raise TypeError(f"a trainer from tokenmill.tokenizers.trainers, not {type(trainer).__name__}")
     if kind != model.get("type"):
-        raise _core.ConfigError(f"a {type(trainer).__name__} trains a {kind} model, not a {model.get('type')} one")
+        raise _core.ConfigError(
+            f"{type(trainer).__name__} can only train a {kind} model, not a {model.get('type')} one"
+        )
     specials = [t.content for t in trainer.special_tokens]
     if kind == "Unigram":
         node = _unigram(list(texts), tokenizer.normalizer, trainer, specials)

@@ -1,0 +1,129 @@
+"""Hugging Face tokenizers' own Python test suite against `tokenmill.tokenizers` (issue 33's
+acceptance): the sdist of the installed tokenizers version is fetched from PyPI at test time (its
+`bindings/python/tests`; nothing is vendored), unpacked, and run through an import alias
+(`tests/tokenizers_alias.py`) with the Hub offline.
+
+Left out: the tests marked `network` (54 in 0.23.3: 35 download fixture files from the Hugging Face
+Hub — BERT, RoBERTa and OpenAI-GPT vocabularies, training text, ALBERT and wiki-trained
+tokenizers —, 18 call `Tokenizer.from_pretrained`, 1 loads a `datasets` dataset) and the
+benchmarks (`tests/test_benchmarks.py`: their data files are not in the sdist). Every other test
+must pass, except those in `KNOWN`, each with why; a known one that starts passing must leave the
+list, so the list stays what is still missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import urllib.request
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+# Test id (module::class::name, parameters dropped) → why tokenmill does not pass it yet.
+_REFUSED = "tokenmill refuses, when it is made, a component it does not run exactly (issue 33's rule)"
+_CUSTOM = "custom Python components are refused: tokenmill runs every component in Rust"
+_UNIGRAM_READER = "the Unigram reader takes SentencePiece's shapes only (no NFKC + ByteLevel, no Nmt)"
+_REPR = "repr/str of a Tokenizer or model: tokenizers' own pythonic format is not reproduced yet"
+KNOWN: dict[str, str] = {
+    "::tests.bindings.test_normalizers": "imports NormalizedString (for custom normalizers) at module level",
+    "::tests.implementations.test_char_bpe": "CharBPETokenizer: tokenizers' end_of_word_suffix form is not run",
+    "tests.bindings.test_models.TestBPE::test_can_modify": _REFUSED + " (BPE continuing_subword_prefix)",
+    "tests.bindings.test_models.TestUnigram::test_alpha_zero": _REFUSED + " (Unigram alpha: sampling)",
+    "tests.bindings.test_models.TestUnigram::test_can_modify": _REFUSED + " (Unigram alpha: sampling)",
+    "tests.bindings.test_pre_tokenizers.TestCustomPreTokenizer::test_camel_case": _CUSTOM,
+    "tests.bindings.test_pre_tokenizers.TestCustomPreTokenizer::test_instantiate": _CUSTOM,
+    "tests.bindings.test_processors.TestSequenceProcessing::test_post_process": (
+        "ByteLevel offset trimming inside a processor Sequence trims (11, 16) where tokenizers gives (12, 16)"
+    ),
+    "tests.bindings.test_tokenizer.TestTokenizer::test_add_tokens_with_normalizer": (
+        "a ByteLevel normalizer without a pre-tokenizer before BPE is not a shape the byte-level reader takes"
+    ),
+    "tests.bindings.test_tokenizer.TestTokenizer::test_normalizer_change_refreshes_added_tokens": (
+        "the same ByteLevel-normalizer shape as test_add_tokens_with_normalizer"
+    ),
+    "tests.bindings.test_tokenizer.TestTokenizer::test_decode_stream": (
+        "Unigram byte_fallback is refused without all 256 byte tokens (tokenizers falls back to unk)"
+    ),
+    "tests.bindings.test_tokenizer.TestTokenizer::test_unigram_byte_fallback": "as test_decode_stream",
+    "tests.bindings.test_tokenizer.TestTokenizer::test_multiprocessing_with_parallelism": (
+        "asserts that a forked child deadlocks with parallelism on (tokenizers' known hang); tokenmill's "
+        "pool is rebuilt in the child and finishes"
+    ),
+    "tests.bindings.test_tokenizer.TestTokenizerRepr::test_repr": _REPR,
+    "tests.bindings.test_tokenizer.TestTokenizerRepr::test_repr_complete": _REPR,
+    "tests.test_serialization.TestSerialization::test_repr_str": _REPR,
+    "tests.test_serialization.TestSerialization::test_repr_str_ellipsis": _REPR,
+    "tests.bindings.test_trainers.TestUnigram::test_train_with_special_tokens": (
+        "UnigramTrainer runs tokenmill's Unigram trainer (SentencePiece's), whose pieces differ from tokenizers'"
+    ),
+    "tests.documentation.test_tutorial_train_from_iterators.TestTrainFromIterators::test_train_basic": _UNIGRAM_READER,
+    "tests.implementations.test_sentencepiece.TestSentencePieceUnigram::test_train": _UNIGRAM_READER,
+    "tests.implementations.test_sentencepiece.TestSentencePieceUnigram::test_train_from_iterator": _UNIGRAM_READER,
+    "tests.implementations.test_sentencepiece.TestSentencePieceUnigram::test_train_from_iterator_with_unk_token": (
+        _UNIGRAM_READER
+    ),
+    "tests.implementations.test_sentencepiece.TestSentencePieceUnigram::test_train_with_unk_token": _UNIGRAM_READER,
+}
+
+
+def _sdist(directory: Path) -> Path:
+    """The unpacked sdist of the installed tokenizers version (PyPI's simple index, sha256 checked)."""
+    version = importlib.metadata.version("tokenizers")
+    unpacked = directory / f"tokenizers-{version}"
+    if unpacked.is_dir():
+        return unpacked
+    page = urllib.request.urlopen("https://pypi.org/simple/tokenizers/", timeout=60).read().decode()
+    found = re.search(rf'href="([^"]*/tokenizers-{re.escape(version)}\.tar\.gz)#sha256=([0-9a-f]+)"', page)
+    assert found is not None, f"no sdist of tokenizers {version} on PyPI"
+    data = urllib.request.urlopen(found.group(1), timeout=120).read()
+    assert hashlib.sha256(data).hexdigest() == found.group(2), "the sdist's sha256 differs from PyPI's"
+    archive = directory / "tokenizers.tar.gz"
+    archive.write_bytes(data)
+    with tarfile.open(archive) as tar:
+        tar.extractall(directory, filter="data")
+    return unpacked
+
+
+def _outcomes(report: Path) -> dict[str, str]:
+    """Test id → passed / failed / skipped, from a JUnit XML report (parameters dropped: a test
+    counts as failed when any of its cases fails)."""
+    out: dict[str, str] = {}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        name = re.sub(r"\[.*\]$", "", case.get("name", ""))
+        test_id = f"{case.get('classname', '')}::{name}"
+        kinds = {child.tag for child in case}
+        outcome = "failed" if kinds & {"failure", "error"} else "skipped" if "skipped" in kinds else "passed"
+        if out.get(test_id) != "failed":
+            out[test_id] = outcome
+    return out
+
+
+def test_tokenizers_own_suite_passes_through_the_alias(tmp_path_factory: pytest.TempPathFactory) -> None:
+    try:
+        root = _sdist(tmp_path_factory.mktemp("tokenizers-sdist"))
+    except OSError as e:  # no route to PyPI: the suite cannot be fetched here
+        pytest.skip(f"tokenizers' sdist could not be fetched from PyPI: {e}")
+    bindings = root / "bindings" / "python"
+    report = bindings / "report.xml"
+    env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=os.pathsep.join([str(Path(__file__).parent), *sys.path]))
+    command = [
+        sys.executable, "-m", "pytest", "tests", "-p", "tokenizers_alias", "-p", "no:cacheprovider", "-q",
+        "-m", "not network", "--ignore=tests/test_benchmarks.py", "--continue-on-collection-errors",
+        f"--junitxml={report}", "-o", "addopts=",
+    ]  # fmt: skip
+    run = subprocess.run(command, cwd=bindings, env=env, capture_output=True, text=True, timeout=900)
+    assert report.exists(), run.stdout[-3000:] + run.stderr[-3000:]
+    outcomes = _outcomes(report)
+    assert len(outcomes) > 100, f"only {len(outcomes)} tests ran:\n{run.stdout[-3000:]}"
+    failed = sorted(t for t, o in outcomes.items() if o == "failed")
+    unexpected = [t for t in failed if t not in KNOWN]
+    fixed = [t for t in KNOWN if outcomes.get(t) == "passed"]
+    assert not unexpected, "tokenizers' tests failing against tokenmill:\n" + "\n".join(unexpected) + run.stdout[-4000:]
+    assert not fixed, "now passing, take them out of KNOWN:\n" + "\n".join(fixed)
