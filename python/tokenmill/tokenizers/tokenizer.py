@@ -108,6 +108,9 @@ class Tokenizer:
         return found
 
     def _set_component(self, key: str, family: type[Component], value: Component | None) -> None:
+        if value is not None and not isinstance(value, family) and type(value).__module__.startswith("tokenizers"):
+            # Hugging Face's own component (transformers sets them): the same node, run here.
+            value = family._wrap(json.loads(value.__getstate__()))
         if value is not None and not isinstance(value, family):
             raise TypeError(f"{key} must be a {family.__module__}.{family.__name__} or None, not {value!r:.60}")
         if key == "model" and value is None:
@@ -312,6 +315,17 @@ class Tokenizer:
         core = self._tok._core.with_settings(None, None)
         encoding = core.encode_for_model("", "" if is_pair else None, True)
         return sum(encoding.special_tokens_mask)
+
+    @property
+    def encode_special_tokens(self) -> bool:
+        """Whether special tokens in text are split as ordinary text (tokenizers' option; always
+        False here: special tokens are matched)."""
+        return False
+
+    @encode_special_tokens.setter
+    def encode_special_tokens(self, value: bool) -> None:
+        if value:
+            raise _core.ConfigError("encode_special_tokens=True (special tokens split as text) is not supported yet")
 
     # -- decoding ---------------------------------------------------------------------------
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
@@ -613,10 +627,13 @@ def _settings_nodes(truncation: dict[str, Any] | None, padding: dict[str, Any] |
 def _token_list(tokens: Sequence[str | AddedToken]) -> list[str | AddedToken]:
     if isinstance(tokens, (str, AddedToken)) or not isinstance(tokens, Iterable):
         raise TypeError("expected a list of str or AddedToken")
-    out = list(tokens)
-    for t in out:
+    out: list[str | AddedToken] = []
+    for t in tokens:
+        if type(t).__module__.startswith("tokenizers") and type(t).__name__ == "AddedToken":
+            t = AddedToken(**t.__getstate__())  # Hugging Face's own (transformers passes them)
         if not isinstance(t, (str, AddedToken)):
             raise TypeError(f"expected str or AddedToken, not {type(t).__name__}")
+        out.append(t)
     return out
 
 
