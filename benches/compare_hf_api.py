@@ -1,6 +1,8 @@
 """`tokenmill.tokenizers` against Hugging Face `tokenizers` through the same API on the same file:
 `encode_batch` of 4 KB documents with the template and truncation (2 threads each), and `encode`
-of one short text; encodings checked equal before timing; ratios from one run.
+of one short text; then transformers on tokenmill (`tokenmill.transformers.from_pretrained`)
+against stock transformers on the file's directory: `tok(batch, padding=True, truncation=True,
+return_tensors="np")` and `tok(short)`. Outputs checked equal before timing; ratios from one run.
 
     python benches/compare_hf_api.py [--file tokenizer.json] [--docs 2000] [--max-length 512] [TEXT_FILE]
 
@@ -71,6 +73,30 @@ def main() -> None:
         print(f"  encode_batch {name:10s} {rate:7.1f} MB/s   encode(short) {one[name] * 1e6:6.2f} us")
     print(f"  tokenmill / tokenizers: encode_batch {batch['tokenizers'] / batch['tokenmill']:.2f}x, "
           f"encode(short) {one['tokenizers'] / one['tokenmill']:.2f}x")  # fmt: skip
+    transformers_calls(path.parent, docs, short, size, args.max_length, best)
+
+
+def transformers_calls(directory: Path, docs: list[str], short: str, size: int, max_length: int, best: object) -> None:
+    """transformers on tokenmill against stock transformers, the same directory and calls."""
+    import numpy as np
+    from transformers import AutoTokenizer
+
+    import tokenmill.transformers
+
+    stock = AutoTokenizer.from_pretrained(str(directory))
+    ours = tokenmill.transformers.from_pretrained(directory)
+    options = {"padding": True, "truncation": True, "max_length": max_length, "return_tensors": "np"}
+    a, b = ours(docs, **options), stock(docs, **options)
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    assert ours(short) == stock(short)
+    named = (("tokenmill", ours), ("transformers", stock))
+    batch = {name: best(lambda t=t: t(docs, **options), 1) for name, t in named}  # type: ignore[operator]
+    one = {name: best(lambda t=t: t(short), 2000) for name, t in named}  # type: ignore[operator]
+    print(f"transformers on {directory.name}: tok(batch, padding, truncation, np) and tok(short), outputs equal")
+    for name in batch:
+        print(f"  {name:12s} batch {size / batch[name] / 1e6:7.1f} MB/s   tok(short) {one[name] * 1e6:6.2f} us")
+    print(f"  tokenmill / stock: batch {batch['transformers'] / batch['tokenmill']:.2f}x, "
+          f"tok(short) {one['transformers'] / one['tokenmill']:.2f}x")  # fmt: skip
 
 
 if __name__ == "__main__":
