@@ -183,9 +183,9 @@ impl Tokenizer {
         if names.is_empty() {
             return Ok(self);
         }
-        // Hugging Face matches these before ByteLevel's prefix space is put in front of each
-        // stretch between them: their own spelling has none.
-        let normalizer = self.splitter.normalizer.without_prefix_space();
+        // Hugging Face matches these before ByteLevel's prefix space or Metaspace's `▁` is put in
+        // front of each stretch between them: their own spelling has neither.
+        let normalizer = self.splitter.normalizer.for_added_tokens();
         self.with_specials_changed(|specials| specials.with_normalized(names, |t| normalizer.apply(t).into_owned()))
     }
 
@@ -339,17 +339,21 @@ impl Tokenizer {
         out: &mut Vec<u32>,
         check: &mut dyn FnMut() -> Result<()>,
     ) -> Result<()> {
-        // Tokens matched in the normalized text are found before a prefix space is put in front
-        // of each stretch between them (as Hugging Face's ByteLevel pre-tokenizer does).
+        // Tokens matched in the normalized text are found before a prefix space (ByteLevel) or
+        // Metaspace's `▁` is put in front of each stretch between them, as Hugging Face's
+        // pre-tokenizers do.
         let normalizer = &self.splitter.normalizer;
-        let spaced_stretches = specials.is_some()
-            && self.splitter.specials.after_normalizing().is_some()
-            && normalizer.adds_prefix_space();
+        let per_stretch = specials.is_some() && self.splitter.specials.after_normalizing().is_some();
+        let spaced_stretches = per_stretch && normalizer.adds_prefix_space();
+        let metaspace = if per_stretch { normalizer.metaspace_stretches() } else { None };
         let normalized = if spaced_stretches {
             normalizer.without_prefix_space().apply_at(text, at_start).into_owned().into()
+        } else if let Some((plain, _)) = &metaspace {
+            plain.apply_at(text, at_start).into_owned().into()
         } else {
             normalizer.apply_at(text, at_start)
         };
+        let text_start = normalized.as_ptr() as usize;
         let mut unchecked = 0;
         let mut unigram_base = 0.0;
         piece_cache::with_cache(self.cache_owner, |cache| {
@@ -357,6 +361,10 @@ impl Tokenizer {
                 let spaced;
                 let stretch = if spaced_stretches && !stretch.is_empty() && !stretch.starts_with(' ') {
                     spaced = format!(" {stretch}");
+                    spaced.as_str()
+                } else if let Some((_, part)) = &metaspace {
+                    let starts_input = at_start && stretch.as_ptr() as usize == text_start;
+                    spaced = part.apply(stretch, starts_input, None);
                     spaced.as_str()
                 } else {
                     stretch

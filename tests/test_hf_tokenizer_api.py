@@ -261,6 +261,30 @@ def test_ordinary_added_tokens_with_a_prefix_space(
     assert ours._tok.encode(text, allowed_special="all") == plain, text
 
 
+@pytest.fixture(scope="module", params=["always", "first", "never"])
+def metaspace_with_added_words(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    import json
+
+    where = tmp_path_factory.mktemp("metaspace")
+    doc = json.loads(_unigram(where).read_text(encoding="utf-8"))
+    for section in ("pre_tokenizer", "decoder"):
+        doc[section]["prepend_scheme"] = request.param
+    theirs = hf.Tokenizer.from_str(json.dumps(doc))
+    theirs.add_tokens(["tokenmill", hf.AddedToken("Ab", normalized=True), "x y"])
+    return theirs, Tokenizer.from_str(theirs.to_str())
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(["tokenmill", "Ab", "a", " ", "  ", "x y", "é", "b", "x"]), max_size=8).map("".join))
+def test_ordinary_added_tokens_with_metaspace(metaspace_with_added_words: tuple[Any, Tokenizer], text: str) -> None:
+    """The same for Metaspace (every prepend scheme): added tokens matched first, then spaces made
+    `▁` and the `▁` put before each stretch between them (or the input's first, or none)."""
+    theirs, ours = metaspace_with_added_words
+    assert fields(ours.encode(text)) == fields(theirs.encode(text)), text
+    plain = theirs.encode(text, add_special_tokens=False).ids
+    assert ours._tok.encode(text, allowed_special="all") == plain, text
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.sampled_from(TEXTS),

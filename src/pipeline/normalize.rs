@@ -3,7 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::pipeline::normalize_huggingface::HfNormalizer;
-use crate::pipeline::normalize_sentencepiece::{SentencePieceNormalizer, SentencePieceNormalizerSpec};
+use crate::pipeline::normalize_sentencepiece::{
+    MetaspaceStretch, SentencePieceNormalizer, SentencePieceNormalizerSpec,
+};
 use std::borrow::Cow;
 use unicode_normalization::{
     is_nfc_quick, is_nfd_quick, is_nfkc_quick, is_nfkd_quick, IsNormalized, UnicodeNormalization,
@@ -167,6 +169,23 @@ impl Normalizer {
         let mut n = self.clone();
         n.steps.retain(|s| *s != Step::PrefixSpace);
         n
+    }
+
+    /// This normalizer without the `Metaspace` part Hugging Face runs per stretch between
+    /// `normalized: true` added tokens, and that part (see `MetaspaceStretch`); `None` when it
+    /// has no such part.
+    pub fn metaspace_stretches(&self) -> Option<(Normalizer, MetaspaceStretch)> {
+        let (text, stretch) = self.sentencepiece.as_deref()?.metaspace_stretches()?;
+        let mut n = self.clone();
+        n.sentencepiece = Some(std::sync::Arc::new(text));
+        Some((n, stretch))
+    }
+
+    /// The normalizer a `normalized: true` added token's own spelling goes through: without the
+    /// parts Hugging Face runs after such tokens are matched (ByteLevel's prefix space, Metaspace).
+    pub fn for_added_tokens(&self) -> Normalizer {
+        let n = self.without_prefix_space();
+        n.metaspace_stretches().map_or(n, |(text, _)| text)
     }
 
     pub fn is_identity(&self) -> bool {

@@ -57,6 +57,44 @@ impl MetaspacePrefix {
     }
 }
 
+/// A `Metaspace` pre-tokenizer's part of a normalizer: spaces become `▁` and a `▁` goes in front
+/// of a stretch of text (`Always`: any that lacks one; `First`: only one that starts the input).
+/// Hugging Face runs it after `normalized: true` added tokens are matched, on each stretch between
+/// them; `Normalizer::metaspace_stretches` splits it off for that.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetaspaceStretch {
+    pub prefix: MetaspacePrefix,
+}
+
+impl MetaspaceStretch {
+    /// `stretch` (text normalized without the whitespace part) with its spaces as `▁` and the
+    /// prefix, and each output byte's source in `stretch` when `align` is given (the prefix
+    /// stands for the first character, as Hugging Face aligns it). `starts_input`: the stretch
+    /// begins the input.
+    pub fn apply(&self, stretch: &str, starts_input: bool, mut align: Option<&mut Vec<usize>>) -> String {
+        let mut out = String::with_capacity(stretch.len() + 8);
+        let prefix = match self.prefix {
+            MetaspacePrefix::Always => !stretch.starts_with(' ') && !stretch.starts_with(METASPACE),
+            MetaspacePrefix::First => starts_input && !stretch.starts_with(' ') && !stretch.starts_with(METASPACE),
+            MetaspacePrefix::None | MetaspacePrefix::Prepend => false,
+        };
+        if prefix && !stretch.is_empty() {
+            out.push_str(METASPACE);
+            if let Some(a) = align.as_deref_mut() {
+                a.extend(std::iter::repeat_n(0, METASPACE.len()));
+            }
+        }
+        for (i, c) in stretch.char_indices() {
+            let piece = if c == ' ' { METASPACE } else { &stretch[i..i + c.len_utf8()] };
+            out.push_str(piece);
+            if let Some(a) = align.as_deref_mut() {
+                a.extend(std::iter::repeat_n(i, piece.len()));
+            }
+        }
+        out
+    }
+}
+
 impl SentencePieceNormalizerSpec {
     /// The normalizer spec step `sentencepiece` stands for: SentencePiece's whitespace handling
     /// with its defaults, tabs and line breaks counted as spaces, no other rules.
@@ -230,6 +268,27 @@ impl SentencePieceNormalizer {
         }
         let wide = WideCopy::new(spec.precompiled_charsmap.as_ref(), &keys);
         SentencePieceNormalizer { spec, rules, keep, plain_ascii, plain_space, wide }
+    }
+
+    /// This normalizer split in two where it is a `Metaspace` pre-tokenizer's (spaces escaped, an
+    /// `Always`/`First` prefix or none, nothing that looks across spaces): the text part (escaping
+    /// and prefix off) and the stretch part; `None` for other whitespace handling.
+    pub fn metaspace_stretches(&self) -> Option<(SentencePieceNormalizer, MetaspaceStretch)> {
+        let spec = &self.spec;
+        let per_stretch = spec.metaspace_prefix != MetaspacePrefix::Prepend
+            && spec.escape_whitespaces
+            && !spec.remove_extra_whitespaces
+            && !spec.add_dummy_prefix
+            && !spec.treat_whitespace_as_suffix;
+        if !per_stretch {
+            return None;
+        }
+        let text = SentencePieceNormalizerSpec {
+            escape_whitespaces: false,
+            metaspace_prefix: MetaspacePrefix::None,
+            ..spec.clone()
+        };
+        Some((SentencePieceNormalizer::new(text), MetaspaceStretch { prefix: spec.metaspace_prefix }))
     }
 
     pub fn spec(&self) -> &SentencePieceNormalizerSpec {
@@ -450,6 +509,24 @@ impl SentencePieceNormalizer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_metaspace_stretch_escapes_spaces_and_puts_its_prefix_where_the_scheme_says() {
+        let (always, first, never) = (
+            MetaspaceStretch { prefix: MetaspacePrefix::Always },
+            MetaspaceStretch { prefix: MetaspacePrefix::First },
+            MetaspaceStretch { prefix: MetaspacePrefix::None },
+        );
+        let mut from = Vec::new();
+        assert_eq!(always.apply("a b", false, Some(&mut from)), "▁a▁b");
+        // The prefix stands for the first character; each `▁` for the space it replaces.
+        assert_eq!(from, [0, 0, 0, 0, 1, 1, 1, 2]);
+        assert_eq!(always.apply(" a", true, None), "▁a");
+        assert_eq!(first.apply("a b", false, None), "a▁b");
+        assert_eq!(first.apply("a b", true, None), "▁a▁b");
+        assert_eq!(never.apply("a b", true, None), "a▁b");
+        assert_eq!(always.apply("", true, None), "");
+    }
 
     fn normalizer(rules: &[(&str, &str)], dummy: bool, extra: bool) -> SentencePieceNormalizer {
         SentencePieceNormalizer::new(SentencePieceNormalizerSpec {

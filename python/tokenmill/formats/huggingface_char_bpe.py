@@ -68,6 +68,10 @@ def _whitespace(data: dict[str, Any], where: str) -> dict[str, Any]:
     if rest:
         rest_node = rest[0] if len(rest) == 1 else {"type": "Sequence", "normalizers": rest}
         other = "+".join(_normalizer_spec(rest_node, where)) or "none"
+        try:
+            _core.normalize_with(other, "")
+        except (_core.ConfigError, _core.PatternError) as e:
+            raise _core.FormatError(f"{where}: {e}") from None
     if pre is None and tail:
         scheme = "prepend" if prepend in tail else "never"
         return {"metaspace_prefix": scheme, "pretokenizer": "none", "steps": other}

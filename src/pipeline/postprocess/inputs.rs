@@ -140,8 +140,11 @@ impl Tokenizer {
             return Ok((normalized, align, vec![(whole, None)]));
         };
         let spaced = normalizer.adds_prefix_space();
+        let metaspace = if spaced { None } else { normalizer.metaspace_stretches() };
         let (plain, align) = if spaced {
             normalizer.without_prefix_space().apply_aligned_at(t, at_start)
+        } else if let Some((text, _)) = &metaspace {
+            text.apply_aligned_at(t, at_start)
         } else {
             normalizer.apply_aligned_at(t, at_start)
         };
@@ -160,13 +163,33 @@ impl Tokenizer {
                 Ok(())
             },
         )?;
+        let source = |b: usize| align.as_ref().map_or((b as u32, b as u32 + 1), |a| a[b]);
+        if let Some((_, part)) = metaspace {
+            // Metaspace on each stretch between the matched tokens, as Hugging Face's pre-tokenizer.
+            let mut out = String::with_capacity(plain.len() + 3 * cuts.len());
+            let mut out_align = Vec::with_capacity(out.capacity());
+            let mut escaped_cuts = Vec::with_capacity(cuts.len());
+            let mut from = Vec::new();
+            for (range, id) in cuts {
+                let start = out.len();
+                if id.is_some() {
+                    out.push_str(&plain[range.clone()]);
+                    out_align.extend(range.map(source));
+                } else {
+                    from.clear();
+                    out.push_str(&part.apply(&plain[range.clone()], at_start && range.start == 0, Some(&mut from)));
+                    out_align.extend(from.iter().map(|&i| source(range.start + i)));
+                }
+                escaped_cuts.push((start..out.len(), id));
+            }
+            return Ok((Cow::Owned(out), Some(out_align), escaped_cuts));
+        }
         let needs_space = |(range, id): &(std::ops::Range<usize>, Option<u32>)| {
             id.is_none() && !range.is_empty() && !plain[range.clone()].starts_with(' ')
         };
         if !spaced || !cuts.iter().any(needs_space) {
             return Ok((plain, align, cuts));
         }
-        let source = |b: usize| align.as_ref().map_or((b as u32, b as u32 + 1), |a| a[b]);
         let mut out = String::with_capacity(plain.len() + cuts.len());
         let mut out_align = Vec::with_capacity(plain.len() + cuts.len());
         let mut spaced_cuts = Vec::with_capacity(cuts.len());
