@@ -488,3 +488,26 @@ def test_decode_streams_start_from_ids_and_copy() -> None:
     whole = tm.decoders.DecodeStream([])
     last = [whole.step(tok, i) for i in range(4)][-1]
     assert tm.decoders.DecodeStream([0, 1, 2]).step(tok, 3) == last == " john"
+
+
+OPERATIONS = st.lists(
+    st.sampled_from(
+        [("nfd",), ("nfc",), ("nfkd",), ("nfkc",), ("lowercase",), ("uppercase",), ("strip",), ("lstrip",)]
+        + [("rstrip",), ("prepend", "▁"), ("append", "!"), ("replace", " ", "▁"), ("replace", "regex", "_")]
+    ),
+    max_size=5,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=texts.filter(bool), operations=OPERATIONS)  # (tokenizers doubles text appended to "" on a later nfd)
+def test_normalized_strings_change_as_tokenizers(text: str, operations: list[tuple[str, ...]]) -> None:
+    ours, theirs = tm.NormalizedString(text), hf.NormalizedString(text)
+    for name, *args in operations:
+        if args and args[0] == "regex":
+            getattr(ours, name)(tm.Regex(r"\s+"), args[1])
+            getattr(theirs, name)(hf.Regex(r"\s+"), args[1])
+        else:
+            getattr(ours, name)(*args)
+            getattr(theirs, name)(*args)
+        assert (ours.normalized, ours.original, repr(ours)) == (theirs.normalized, theirs.original, repr(theirs))

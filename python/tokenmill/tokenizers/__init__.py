@@ -26,6 +26,7 @@ from tokenmill.tokenizers.implementations import (
     SentencePieceUnigramTokenizer,
 )
 from tokenmill.tokenizers.models import Token
+from tokenmill.tokenizers.normalized_string import NormalizedString
 from tokenmill.tokenizers.tokenizer import Tokenizer
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "SentencePieceBPETokenizer",
     "SentencePieceUnigramTokenizer",
     "Encoding",
+    "NormalizedString",
     "Regex",
     "Token",
     "Tokenizer",
