@@ -30,7 +30,6 @@ import pytest
 _REFUSED = "tokenmill refuses, when it is made, a component it does not run exactly (issue 33's rule)"
 _CUSTOM = "custom Python components are refused: tokenmill runs every component in Rust"
 _UNIGRAM_READER = "the Unigram reader takes SentencePiece's shapes only (no NFKC + ByteLevel, no Nmt)"
-_REPR = "repr/str of a Tokenizer or model: tokenizers' own pythonic format is not reproduced yet"
 KNOWN: dict[str, str] = {
     "tests.bindings.test_normalizers.TestCustomNormalizer::test_instantiate": _CUSTOM,
     "tests.bindings.test_normalizers.TestCustomNormalizer::test_normalizer_interface": _CUSTOM,
@@ -61,10 +60,6 @@ KNOWN: dict[str, str] = {
         "asserts that a forked child deadlocks with parallelism on (tokenizers' known hang); tokenmill's "
         "pool is rebuilt in the child and finishes"
     ),
-    "tests.bindings.test_tokenizer.TestTokenizerRepr::test_repr": _REPR,
-    "tests.bindings.test_tokenizer.TestTokenizerRepr::test_repr_complete": _REPR,
-    "tests.test_serialization.TestSerialization::test_repr_str": _REPR,
-    "tests.test_serialization.TestSerialization::test_repr_str_ellipsis": _REPR,
     "tests.bindings.test_trainers.TestUnigram::test_train_with_special_tokens": (
         "UnigramTrainer runs tokenmill's Unigram trainer (SentencePiece's), whose pieces differ from tokenizers'"
     ),

@@ -90,8 +90,14 @@ class Component:
         return (_rebuild, (self._family, self.__getstate__()))
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self._node.items() if k != "type")
-        return f"{type(self).__name__}({args})"
+        from tokenmill.tokenizers._pythonic import render
+
+        return render(self._node, None)
+
+    def __str__(self) -> str:
+        from tokenmill.tokenizers._pythonic import render
+
+        return render(self._node, 5)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Component):

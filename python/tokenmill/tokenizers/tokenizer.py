@@ -549,7 +549,15 @@ class Tokenizer:
         return out
 
     def __repr__(self) -> str:
-        return f"Tokenizer(vocab_size={self.get_vocab_size()}, model={self._tok.model_type})"
+        """Its tokenizer.json as tokenizers shows it: `Tokenizer(version="1.0", ..., model=BPE(...))`."""
+        from tokenmill.tokenizers._pythonic import render_tokenizer
+
+        return render_tokenizer(self._document(), None)
+
+    def __str__(self) -> str:
+        from tokenmill.tokenizers._pythonic import render_tokenizer
+
+        return render_tokenizer(self._document(), 5)
 
     def __getstate__(self) -> dict[str, Any]:
         if self._doc is None and self._source is None:
