@@ -71,6 +71,8 @@ NORMALIZERS = [
     lambda m: m.normalizers.ByteLevel(),
     lambda m: m.normalizers.Sequence([m.normalizers.NFD(), m.normalizers.StripAccents(), m.normalizers.Lowercase()]),
     lambda m: m.normalizers.Sequence([m.normalizers.Strip(), m.normalizers.Prepend("_")]),
+    lambda m: m.normalizers.Sequence([m.normalizers.BertNormalizer(), m.normalizers.Prepend("_")]),
+    lambda m: m.normalizers.Sequence([m.normalizers.NFKC(), m.normalizers.BertNormalizer(lowercase=False)]),
 ]
 
 PRE_TOKENIZERS = [

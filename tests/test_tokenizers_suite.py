@@ -33,10 +33,6 @@ _UNIGRAM_READER = "the Unigram reader takes SentencePiece's shapes only (no NFKC
 KNOWN: dict[str, str] = {
     "tests.bindings.test_normalizers.TestCustomNormalizer::test_instantiate": _CUSTOM,
     "tests.bindings.test_normalizers.TestCustomNormalizer::test_normalizer_interface": _CUSTOM,
-    "tests.bindings.test_normalizers.TestSequence::test_set_item": "a BertNormalizer inside a Sequence is not run yet",
-    "tests.bindings.test_normalizers.TestSequence::test_item_getters_and_setters": (
-        "a BertNormalizer inside a Sequence is not run yet"
-    ),
     "::tests.implementations.test_char_bpe": "CharBPETokenizer: tokenizers' end_of_word_suffix form is not run",
     "tests.bindings.test_models.TestBPE::test_can_modify": _REFUSED + " (BPE continuing_subword_prefix)",
     "tests.bindings.test_models.TestUnigram::test_alpha_zero": _REFUSED + " (Unigram alpha: sampling)",

@@ -19,13 +19,21 @@ use std::sync::Arc;
 enum Norm {
     Form(Step),
     Lowercase,
-    Strip { left: bool, right: bool },
+    Strip {
+        left: bool,
+        right: bool,
+    },
     StripAccents,
-    Replace { pattern: Pattern, content: String },
+    Replace {
+        pattern: Pattern,
+        content: String,
+    },
     Prepend(String),
     ByteLevel,
     Precompiled(PrecompiledCharsmap),
     MetaspaceWords,
+    /// BERT's normalizer, run by tokenmill's own steps (clean text, CJK spaces, marks, lowercase).
+    Steps(Box<super::normalize::Normalizer>),
 }
 
 #[derive(Debug, Clone)]
@@ -95,6 +103,28 @@ impl HfNormalizer {
     }
 }
 
+/// The characters of `out`, which `align` maps byte by byte onto the text of `chars`, each with
+/// the original range of the characters it came from.
+fn realign(chars: &Chars, out: &str, align: &Alignment) -> Chars {
+    // Byte offsets of the text → the characters they belong to.
+    let mut char_at = Vec::with_capacity(out.len() + 1);
+    for (k, (c, _, _)) in chars.iter().enumerate() {
+        char_at.extend(std::iter::repeat_n(k, c.len_utf8()));
+    }
+    let mut result = Vec::with_capacity(out.len());
+    for (i, c) in out.char_indices() {
+        let (s, e) = align[i];
+        let range = if s < e {
+            (chars[char_at[s as usize]].1, chars[char_at[e as usize - 1]].2)
+        } else {
+            let at = char_at.get(s as usize).map_or_else(|| chars.last().map_or(0, |c| c.2), |&k| chars[k].1);
+            (at, at)
+        };
+        result.push((c, range.0, range.1));
+    }
+    result
+}
+
 fn apply_step(step: &Norm, chars: Chars) -> Chars {
     match step {
         Norm::Form(form) => {
@@ -107,23 +137,14 @@ fn apply_step(step: &Norm, chars: Chars) -> Chars {
                 let out = normalize_form(&text, *form);
                 return out.chars().map(|c| (c, whole.0, whole.1)).collect();
             };
-            // Byte offsets of `text` → the characters they belong to.
-            let mut char_at = Vec::with_capacity(text.len() + 1);
-            for (k, (c, _, _)) in chars.iter().enumerate() {
-                char_at.extend(std::iter::repeat_n(k, c.len_utf8()));
+            realign(&chars, &out, &align)
+        }
+        Norm::Steps(normalizer) => {
+            let text: String = chars.iter().map(|c| c.0).collect();
+            match normalizer.apply_aligned(&text) {
+                (out, Some(align)) => realign(&chars, &out, &align),
+                _ => chars, // unchanged
             }
-            let mut result = Vec::with_capacity(out.len());
-            for (i, c) in out.char_indices() {
-                let (s, e) = align[i];
-                let range = if s < e {
-                    (chars[char_at[s as usize]].1, chars[char_at[e as usize - 1]].2)
-                } else {
-                    let at = char_at.get(s as usize).map_or_else(|| chars.last().map_or(0, |c| c.2), |&k| chars[k].1);
-                    (at, at)
-                };
-                result.push((c, range.0, range.1));
-            }
-            result
         }
         Norm::Lowercase => chars.into_iter().flat_map(|(c, s, e)| c.to_lowercase().map(move |l| (l, s, e))).collect(),
         Norm::Strip { left, right } => {
@@ -327,6 +348,20 @@ fn read_node(node: &Value, steps: &mut Vec<Norm>, depth: usize) -> Result<()> {
         "NFKC" => Norm::Form(Step::Nfkc),
         "NFKD" => Norm::Form(Step::Nfkd),
         "Lowercase" => Norm::Lowercase,
+        "BertNormalizer" => {
+            let lowercase = flag("lowercase", true);
+            // Accents go with lowercasing unless strip_accents says otherwise, as in BERT.
+            let strip = node.get("strip_accents").and_then(Value::as_bool).unwrap_or(lowercase);
+            let named = [
+                (flag("clean_text", true), "clean_text"),
+                (flag("handle_chinese_chars", true), "cjk_spaces"),
+                (strip, "strip_marks"),
+                (lowercase, "lowercase_chars"),
+            ];
+            let spec: Vec<&str> = named.iter().filter(|(on, _)| *on).map(|(_, step)| *step).collect();
+            let spec = if spec.is_empty() { "none".to_string() } else { spec.join("+") };
+            Norm::Steps(Box::new(super::normalize::Normalizer::from_spec(&spec)?))
+        }
         "Strip" => Norm::Strip { left: flag("strip_left", true), right: flag("strip_right", true) },
         "StripAccents" => Norm::StripAccents,
         "Prepend" => Norm::Prepend(text("prepend")?),
@@ -368,7 +403,7 @@ fn read_node(node: &Value, steps: &mut Vec<Norm>, depth: usize) -> Result<()> {
         other => {
             return Err(Error::config(format!(
                 "normalizer {other} is not one tokenmill runs exactly here (it runs NFC, NFD, NFKC, NFKD, Lowercase, \
-                 Strip, StripAccents, Replace, Prepend, ByteLevel, Precompiled and Sequences of them)"
+                 BertNormalizer, Strip, StripAccents, Replace, Prepend, ByteLevel, Precompiled and Sequences of them)"
             )))
         }
     });

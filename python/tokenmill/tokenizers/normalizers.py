@@ -176,14 +176,6 @@ class Sequence(Normalizer, _Sequence):
         made._check()
         return made
 
-    def _spec(self) -> str:
-        children = self.__dict__["_children"]
-        if any(isinstance(c, BertNormalizer) for c in children):
-            if len(children) == 1:
-                return children[0]._spec()  # type: ignore[no-any-return]
-            raise _core.ConfigError("a BertNormalizer inside a normalizer Sequence is not supported")
-        return super()._spec()
-
 
 NormalizerNone = None
 

@@ -3,8 +3,8 @@ tokens around one text or a pair), each its `tokenizer.json` node, run by tokenm
 on a `Tokenizer`.
 
 >>> t = TemplateProcessing(single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 1), ("[SEP]", 2)])
->>> t.num_special_tokens_to_add(False), t.num_special_tokens_to_add(True)
-(2, 2)
+>>> t.num_special_tokens_to_add(False), t.num_special_tokens_to_add(True)   # the default pair: "$A $B:1"
+(2, 0)
 """
 
 from __future__ import annotations
