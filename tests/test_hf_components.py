@@ -513,3 +513,25 @@ def test_normalized_strings_change_as_tokenizers(text: str, operations: list[tup
             getattr(ours, name)(*args)
             getattr(theirs, name)(*args)
         assert (ours.normalized, ours.original, repr(ours)) == (theirs.normalized, theirs.original, repr(theirs))
+
+
+def test_byte_level_trimming_counts_a_spelled_space_in_added_tokens() -> None:
+    # An added token is its text: a `Ġ` it starts with is trimmed from its offsets, as tokenizers does.
+    made = []
+    for m in (tm, hf):
+        tok = m.Tokenizer(m.models.BPE())
+        tok.add_special_tokens(["[SEP]", "[CLS]"])
+        tok.add_tokens(["my", "name", "is", "Ġjohn", " pair"])
+        tok.post_processor = m.processors.Sequence(
+            [
+                m.processors.ByteLevel(trim_offsets=True),
+                m.processors.TemplateProcessing(
+                    single="[CLS] $0 [SEP]",
+                    pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+                    special_tokens=[("[CLS]", 1), ("[SEP]", 0)],
+                ),
+            ]
+        )
+        made.append(tok)
+    for args in [("my name is Ġjohn",), ("my name is Ġjohn", "a pair")]:
+        _encodings_equal(*made, *args)

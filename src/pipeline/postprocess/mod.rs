@@ -283,11 +283,11 @@ fn trim_offsets(encoding: &mut Encoding, add_prefix_space: bool, vocab: &Vocab) 
     for (i, (&id, offsets)) in encoding.ids.iter().zip(encoding.offsets.iter_mut()).enumerate() {
         let Ok(bytes) = vocab.token_bytes(id) else { continue };
         let (leading, trailing) = if vocab.is_special(id) {
+            // An added token is its text: whitespace, or `Ġ` (byte-level's space) spelled out,
+            // counts as Hugging Face counts it.
             let text = String::from_utf8_lossy(bytes);
-            (
-                text.chars().take_while(|c| c.is_whitespace()).count(),
-                text.chars().rev().take_while(|c| c.is_whitespace()).count(),
-            )
+            let space = |c: &char| c.is_whitespace() || *c == '\u{120}';
+            (text.chars().take_while(space).count(), text.chars().rev().take_while(space).count())
         } else {
             (bytes.iter().take_while(|&&b| b == b' ').count(), bytes.iter().rev().take_while(|&&b| b == b' ').count())
         };
