@@ -535,3 +535,20 @@ def test_byte_level_trimming_counts_a_spelled_space_in_added_tokens() -> None:
         made.append(tok)
     for args in [("my name is Ġjohn",), ("my name is Ġjohn", "a pair")]:
         _encodings_equal(*made, *args)
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=texts)
+def test_unigram_byte_fallback_with_some_byte_tokens_as_tokenizers(text: str) -> None:
+    # A run of unknown characters becomes byte tokens when the vocabulary has all of its bytes,
+    # else the unknown token (tokenizers' rule; SentencePiece's own files carry all 256).
+    pieces = [("<unk>", 0.0), ("<0x20>", -0.1), ("<0xC3>", -0.2), ("<0xA9>", -0.3), ("▁This", -0.1)]
+    pieces += [("a", -1.0), ("e", -1.5), ("<0x61>", -2.0)]
+    made = []
+    for m in (tm, hf):
+        tok = m.Tokenizer(m.models.Unigram(pieces, 0, byte_fallback=True))
+        tok.decoder = m.decoders.ByteFallback()
+        made.append(tok)
+    _encodings_equal(*made, text)
+    ids = made[1].encode(text).ids
+    assert made[0].decode(ids) == made[1].decode(ids)

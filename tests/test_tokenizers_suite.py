@@ -45,10 +45,6 @@ KNOWN: dict[str, str] = {
     "tests.bindings.test_tokenizer.TestTokenizer::test_normalizer_change_refreshes_added_tokens": (
         "the same ByteLevel-normalizer shape as test_add_tokens_with_normalizer"
     ),
-    "tests.bindings.test_tokenizer.TestTokenizer::test_decode_stream": (
-        "Unigram byte_fallback is refused without all 256 byte tokens (tokenizers falls back to unk)"
-    ),
-    "tests.bindings.test_tokenizer.TestTokenizer::test_unigram_byte_fallback": "as test_decode_stream",
     "tests.bindings.test_tokenizer.TestTokenizer::test_multiprocessing_with_parallelism": (
         "asserts that a forked child deadlocks with parallelism on (tokenizers' known hang); tokenmill's "
         "pool is rebuilt in the child and finishes"

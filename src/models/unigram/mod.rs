@@ -118,7 +118,9 @@ impl Unigram {
         if let Some(bad) = scores.iter().position(|s| !s.is_finite()) {
             return Err(Error::config(format!("piece {bad} has score {}, which is not a finite number", scores[bad])));
         }
-        if byte_fallback && !vocab.has_all_bytes() {
+        // SentencePiece's byte fallback assumes all 256 byte pieces; Hugging Face's (`huggingface`,
+        // without the trie) takes what the vocabulary has and falls back to unknown past that.
+        if byte_fallback && with_trie && !vocab.has_all_bytes() {
             return Err(Error::config("byte fallback needs a byte token <0x00> … <0xFF> for each of the 256 bytes"));
         }
         let user_defined: FxHashSet<u32> = user_defined.into_iter().collect();
@@ -320,9 +322,10 @@ impl Unigram {
             let unknown = &text[start as usize..end as usize];
             match self.trie.longest_prefix(unknown).filter(|&(len, _)| len == unknown.len()) {
                 Some((_, id)) => push(id, unknown.len()),
-                None if self.byte_fallback => {
-                    for &b in unknown.as_bytes() {
-                        push(self.vocab.byte_id(b).expect("byte fallback has all 256 byte tokens"), 1);
+                // Byte tokens only when the vocabulary has one for every byte of the run.
+                None if self.byte_fallback && unknown.bytes().all(|b| self.vocab.byte_id(b).is_some()) => {
+                    for b in unknown.bytes() {
+                        push(self.vocab.byte_id(b).expect("checked just above"), 1);
                     }
                 }
                 None => push(self.unk_id, unknown.len()),
