@@ -127,7 +127,7 @@ def test_components_that_would_run_differently_are_refused(sp_model: Path, tmp_p
     doc = json.loads(LlamaTokenizer.from_pretrained(str(sp_model.parent), legacy=True).backend_tokenizer.to_str())
     cases = {
         "Nonesuch": lambda d: d.update(pre_tokenizer={"type": "Nonesuch"}),
-        "Nmt": lambda d: d.update(normalizer={"type": "Nmt"}),
+        "Nonesuch normalizer": lambda d: d.update(normalizer={"type": "Nonesuch"}),
         "ByteFallback after Fuse": lambda d: d["decoder"]["decoders"].append({"type": "ByteFallback"}),
         "end_of_word_suffix": lambda d: d["model"].update(end_of_word_suffix="</w>"),
     }

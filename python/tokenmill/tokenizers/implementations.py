@@ -379,13 +379,46 @@ class SentencePieceBPETokenizer(BaseTokenizer):
 
 
 class SentencePieceUnigramTokenizer(BaseTokenizer):
-    """SentencePiece's Unigram pipeline. tokenizers' version normalizes with `Nmt`, which tokenmill
-    does not run: made here, it is refused; `from_spm` reads a `.model` through tokenmill instead."""
+    """SentencePiece's Unigram pipeline: `Nmt`, NFKC and runs of spaces made one, spaces as `▁`,
+    Unigram. (tokenmill's Unigram reader takes SentencePiece's own normalizer shapes: encoding with
+    this chain is refused there with a `FormatError` naming it; `from_spm` reads a `.model`.)"""
 
     def __init__(
         self, vocab: list[tuple[str, float]] | None = None, replacement: str = "▁", add_prefix_space: bool = True
     ) -> None:
-        normalizers.Nmt()  # the ConfigError that says tokenmill does not run it
+        from tokenmill.tokenizers._component import Regex
+
+        tokenizer = Tokenizer(models.Unigram(vocab, 0 if vocab else None))
+        tokenizer.normalizer = normalizers.Sequence(
+            [normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")]
+        )
+        scheme = "always" if add_prefix_space else "never"
+        tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement=replacement, prepend_scheme=scheme)
+        tokenizer.decoder = decoders.Metaspace(replacement=replacement, prepend_scheme=scheme)
+        parameters = {"model": "SentencePieceUnigram", "replacement": replacement, "add_prefix_space": add_prefix_space}
+        super().__init__(tokenizer, parameters)
+
+    def train(self, files: str | list[str], **kwargs: Any) -> None:
+        self._train(_files(files), self._trainer(**kwargs))
+
+    def train_from_iterator(self, iterator: Iterable[Any], length: int | None = None, **kwargs: Any) -> None:
+        self._train(texts_of(iterator), self._trainer(**kwargs))
+
+    @staticmethod
+    def _trainer(
+        vocab_size: int = 8000,
+        show_progress: bool = True,
+        special_tokens: list[str | AddedToken] | None = None,
+        initial_alphabet: list[str] | None = None,
+        unk_token: str | None = None,
+    ) -> trainers.UnigramTrainer:
+        return trainers.UnigramTrainer(
+            vocab_size=vocab_size,
+            show_progress=show_progress,
+            special_tokens=special_tokens or [],
+            initial_alphabet=initial_alphabet or [],
+            unk_token=unk_token,
+        )
 
     @staticmethod
     def from_spm(filename: str) -> BaseTokenizer:

@@ -1,6 +1,5 @@
 """`tokenmill.tokenizers.normalizers`: Hugging Face's normalizers, each its `tokenizer.json` node,
-run by tokenmill's Rust normalizers. One tokenmill does not run (`Nmt`, a custom Python one) is an
-error when it is made.
+run by tokenmill's Rust normalizers. A custom Python one is an error when it is made.
 
 >>> Sequence([Lowercase(), Strip()]).normalize_str("  HELLO  ")
 'hello'
@@ -111,7 +110,7 @@ NFKD = _plain("NFKD", "Unicode normal form KD.")
 Lowercase = _plain("Lowercase", "Lowercases every character.")
 StripAccents = _plain("StripAccents", "Removes combining marks (after NFD, accents).")
 ByteLevel = _plain("ByteLevel", "Each byte of the text as GPT-2's printable character for it.")
-Nmt = _plain("Nmt", "SentencePiece's NMT rules (not run by tokenmill: an error when made).")
+Nmt = _plain("Nmt", "SentencePiece's NMT rules without NFKC: control characters removed, other spaces a space.")
 
 
 class Strip(Normalizer):
