@@ -553,3 +553,8 @@ def test_unigram_byte_fallback_with_some_byte_tokens_as_tokenizers(text: str) ->
     _encodings_equal(*made, text)
     ids = made[1].encode(text).ids
     assert made[0].decode(ids) == made[1].decode(ids)
+
+
+def test_nmt_maps_every_code_point_as_tokenizers() -> None:
+    every = "".join(chr(c) for c in range(1, 0x110000) if not 0xD800 <= c <= 0xDFFF)
+    assert tm.normalizers.Nmt().normalize_str(every) == hf.normalizers.Nmt().normalize_str(every)
