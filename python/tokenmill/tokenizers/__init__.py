@@ -7,7 +7,7 @@ truncation and padding settings, its components to read, set and change), `Encod
 accessor, `AddedToken`, `Regex`, and the component namespaces `models`, `normalizers`,
 `pre_tokenizers`, `processors`, `decoders` (with `DecodeStream`), `trainers` — each component its
 `tokenizer.json` node, run by tokenmill's Rust code. A component tokenmill cannot run exactly (a
-custom Python one, `Nmt`) is an error when it is made. tokenizers' own test suite runs against this
+custom Python one) is an error when it is made. tokenizers' own test suite runs against this
 module in `tests/test_tokenizers_suite.py`, with what does not pass yet listed there.
 
 >>> from tokenmill.tokenizers import AddedToken
