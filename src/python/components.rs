@@ -4,23 +4,47 @@
 
 use super::errors::to_py;
 use super::text::Text;
+use crate::error::Result;
 use crate::pipeline::hf_decoder::HfDecoder;
 use crate::pipeline::normalize::Normalizer;
 use crate::pipeline::pretokenize::PreTokenizer;
 use pyo3::prelude::*;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The normalizers and pre-tokenizers specs have built, kept: components are called once per
+/// text (a tokenizer trained through `tokenmill.tokenizers` normalizes and cuts each line), and
+/// building one compiles its regexes. A few dozen specs at most are live at once; past that the
+/// cache starts over.
+type Cache<T> = Mutex<Option<HashMap<String, Arc<T>>>>;
+static NORMALIZERS: Cache<Normalizer> = Mutex::new(None);
+static PRE_TOKENIZERS: Cache<PreTokenizer> = Mutex::new(None);
+
+fn cached<T>(cache: &Cache<T>, spec: &str, build: impl FnOnce(&str) -> Result<T>) -> PyResult<Arc<T>> {
+    let mut guard = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let map = guard.get_or_insert_with(HashMap::new);
+    if let Some(found) = map.get(spec) {
+        return Ok(Arc::clone(found));
+    }
+    let made = Arc::new(build(spec).map_err(to_py)?);
+    if map.len() >= 64 {
+        map.clear();
+    }
+    map.insert(spec.to_string(), Arc::clone(&made));
+    Ok(made)
+}
 
 /// `text` through the normalizer `spec` (a tokenmill spec, or `hf:` and a Hugging Face node).
 #[pyfunction]
 pub fn normalize_with(spec: &str, text: Text) -> PyResult<String> {
-    let normalizer = Normalizer::from_spec(spec).map_err(to_py)?;
-    Ok(normalizer.apply(&text).into_owned())
+    Ok(cached(&NORMALIZERS, spec, Normalizer::from_spec)?.apply(&text).into_owned())
 }
 
 /// The pieces the pre-tokenizer `spec` cuts `text` into, each with its (start, end) in
 /// characters of `text`.
 #[pyfunction]
 pub fn pre_tokenize_with(py: Python<'_>, spec: &str, text: Text) -> PyResult<Vec<(String, (usize, usize))>> {
-    let pre = PreTokenizer::from_spec(spec).map_err(to_py)?;
+    let pre = cached(&PRE_TOKENIZERS, spec, PreTokenizer::from_spec)?;
     let text: &str = &text;
     py.detach(|| {
         let pieces = pre.split(text)?;

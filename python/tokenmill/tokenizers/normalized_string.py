@@ -19,6 +19,11 @@ from typing import Any
 from tokenmill.tokenizers._component import Regex
 
 
+def _is_space(c: str) -> bool:
+    """Unicode's White_Space, as tokenizers strips (`str.isspace` also counts U+001C..U+001F)."""
+    return c.isspace() and not "\x1c" <= c <= "\x1f"
+
+
 class NormalizedString:
     """A text and its normalized form, each normalized character with the (start, end) of the
     original characters it stands for."""
@@ -130,15 +135,16 @@ class NormalizedString:
 
     def _strip(self, left: bool, right: bool) -> None:
         start, end = 0, len(self._chars)
-        while left and start < end and self._chars[start].isspace():
+        while left and start < end and _is_space(self._chars[start]):
             start += 1
-        while right and end > start and self._chars[end - 1].isspace():
+        while right and end > start and _is_space(self._chars[end - 1]):
             end -= 1
         self._chars, self._spans = self._chars[start:end], self._spans[start:end]
 
     def replace(self, pattern: str | Regex, content: str) -> None:
-        """Each match of `pattern` (a str, literally, or a `Regex`) replaced by `content`, which
-        stands for the original characters the match covered."""
+        """Each match of `pattern` (a str, literally, or a `Regex`, run by Python's `re`: its `\\s`
+        also matches U+001C..U+001F) replaced by `content`, which stands for the original characters
+        the match covered."""
         regex = re.compile(pattern.pattern if isinstance(pattern, Regex) else re.escape(pattern))
         chars: list[str] = []
         spans: list[tuple[int, int]] = []
