@@ -58,6 +58,20 @@ class Component:
     def _after_wrap(self) -> None:
         """Set-up a class needs once its node is in place (a Sequence wraps its children)."""
 
+    def _check(self) -> None:
+        """Refuses, when it is made, a component tokenmill does not run (families that run one
+        alone try it on empty input)."""
+
+    @classmethod
+    def _make(cls, node: dict[str, Any]) -> Any:
+        """A new component of this class for `node` (the constructors' shared last step; not the
+        class's own __new__, which takes its options)."""
+        made = object.__new__(cls)
+        made._adopt(node)
+        made._after_wrap()
+        made._check()
+        return made
+
     def _changed(self) -> None:
         for listener in list(self._listeners):
             listener()
@@ -124,6 +138,15 @@ class Sequence(Component):
         for child in children:
             assert child is not None
             child._listeners.append(self._changed)
+
+    @classmethod
+    def _of(cls, children: list[Any]) -> Any:
+        """A new Sequence of `children` (each Sequence class's constructor)."""
+        made = object.__new__(cls)
+        made._adopt({"type": "Sequence", cls._key: []})
+        made._set_children(list(children))
+        made._check()
+        return made
 
     def _set_children(self, children: list[Component]) -> None:
         for child in children:

@@ -73,6 +73,9 @@ class Decoder(Component):
 
     _family = "decoder"
 
+    def _check(self) -> None:
+        self.decode([])
+
     def _steps(self) -> list[dict[str, Any]]:
         return [self._node]
 
@@ -121,14 +124,6 @@ def _from_byte_chars(tokens: list[str]) -> str:
     return out.decode("utf-8", "replace")
 
 
-def _made(cls: type[Decoder], node: dict[str, Any]) -> Any:
-    made = object.__new__(cls)
-    made._adopt(node)
-    made._after_wrap()
-    made.decode([])  # refuses, when made, a decoder tokenmill does not run
-    return made
-
-
 class BPEDecoder(Decoder):
     """Character-level BPE's: `suffix` ends a word (a space between words)."""
 
@@ -136,7 +131,7 @@ class BPEDecoder(Decoder):
     _fields: ClassVar[dict[str, str]] = {"suffix": "suffix"}
 
     def __new__(cls, suffix: str = "</w>") -> BPEDecoder:
-        return _made(cls, {"type": "BPEDecoder", "suffix": suffix})  # type: ignore[no-any-return]
+        return cls._make({"type": "BPEDecoder", "suffix": suffix})  # type: ignore[no-any-return]
 
 
 class ByteFallback(Decoder):
@@ -145,7 +140,7 @@ class ByteFallback(Decoder):
     _type = "ByteFallback"
 
     def __new__(cls) -> ByteFallback:
-        return _made(cls, {"type": "ByteFallback"})  # type: ignore[no-any-return]
+        return cls._make({"type": "ByteFallback"})  # type: ignore[no-any-return]
 
 
 class ByteLevel(Decoder):
@@ -158,7 +153,7 @@ class ByteLevel(Decoder):
         if set(state) - {"type", "add_prefix_space", "trim_offsets", "use_regex"}:
             raise TypeError(f"ByteLevel() got unexpected arguments {sorted(state)}")
         node = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
-        return _made(cls, node)  # type: ignore[no-any-return]
+        return cls._make(node)  # type: ignore[no-any-return]
 
 
 class CTC(Decoder):
@@ -174,7 +169,7 @@ class CTC(Decoder):
 
     def __new__(cls, pad_token: str = "<pad>", word_delimiter_token: str = "|", cleanup: bool = True) -> CTC:
         node = {"type": "CTC", "pad_token": pad_token, "word_delimiter_token": word_delimiter_token, "cleanup": cleanup}
-        return _made(cls, node)  # type: ignore[no-any-return]
+        return cls._make(node)  # type: ignore[no-any-return]
 
 
 class Fuse(Decoder):
@@ -183,7 +178,7 @@ class Fuse(Decoder):
     _type = "Fuse"
 
     def __new__(cls) -> Fuse:
-        return _made(cls, {"type": "Fuse"})  # type: ignore[no-any-return]
+        return cls._make({"type": "Fuse"})  # type: ignore[no-any-return]
 
 
 class Metaspace(Decoder):
@@ -197,7 +192,7 @@ class Metaspace(Decoder):
 
         _Pre(replacement, prepend_scheme, split)  # the same checks
         node = {"type": "Metaspace", "replacement": replacement, "prepend_scheme": prepend_scheme, "split": split}
-        return _made(cls, node)  # type: ignore[no-any-return]
+        return cls._make(node)  # type: ignore[no-any-return]
 
     @property
     def prepend_scheme(self) -> str:
@@ -217,7 +212,7 @@ class Replace(Decoder):
     _type = "Replace"
 
     def __new__(cls, pattern: Any, content: str) -> Replace:
-        return _made(cls, {"type": "Replace", "pattern": pattern_node(pattern), "content": content})  # type: ignore[no-any-return]
+        return cls._make({"type": "Replace", "pattern": pattern_node(pattern), "content": content})  # type: ignore[no-any-return]
 
 
 class Strip(Decoder):
@@ -227,7 +222,7 @@ class Strip(Decoder):
     _fields: ClassVar[dict[str, str]] = {"content": "content", "start": "start", "stop": "stop"}
 
     def __new__(cls, content: str = " ", left: int = 0, right: int = 0) -> Strip:
-        return _made(cls, {"type": "Strip", "content": content, "start": left, "stop": right})  # type: ignore[no-any-return]
+        return cls._make({"type": "Strip", "content": content, "start": left, "stop": right})  # type: ignore[no-any-return]
 
 
 class WordPiece(Decoder):
@@ -238,7 +233,7 @@ class WordPiece(Decoder):
     _fields: ClassVar[dict[str, str]] = {"prefix": "prefix", "cleanup": "cleanup"}
 
     def __new__(cls, prefix: str = "##", cleanup: bool = True) -> WordPiece:
-        return _made(cls, {"type": "WordPiece", "prefix": prefix, "cleanup": cleanup})  # type: ignore[no-any-return]
+        return cls._make({"type": "WordPiece", "prefix": prefix, "cleanup": cleanup})  # type: ignore[no-any-return]
 
 
 class Sequence(Decoder, _Sequence):
@@ -248,11 +243,7 @@ class Sequence(Decoder, _Sequence):
     _key = "decoders"
 
     def __new__(cls, decoders: list[Decoder]) -> Sequence:
-        made = object.__new__(cls)
-        made._adopt({"type": "Sequence", "decoders": []})
-        made._set_children(list(decoders))
-        made.decode([])
-        return made
+        return cls._of(decoders)  # type: ignore[no-any-return]
 
     def _steps(self) -> list[dict[str, Any]]:
         return [step for child in self.__dict__["_children"] for step in child._steps()]

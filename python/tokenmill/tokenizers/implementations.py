@@ -119,8 +119,17 @@ class BaseTokenizer:
     def to_str(self, pretty: bool = False) -> str:
         return self._tokenizer.to_str(pretty)
 
-    def _train(self, texts: Iterable[str], trainer: trainers.Trainer) -> None:
-        _train(self._tokenizer, texts, trainer)
+    def train(self, files: str | list[str], **kwargs: Any) -> None:
+        """Trains on the lines of `files` with this pipeline's trainer and `kwargs` its settings."""
+        _train(self._tokenizer, _files(files), self._trainer(**kwargs))
+
+    def train_from_iterator(self, iterator: Iterable[Any], length: int | None = None, **kwargs: Any) -> None:
+        """Trains on texts (or batches of texts) from `iterator`; `length` is ignored."""
+        _train(self._tokenizer, texts_of(iterator), self._trainer(**kwargs))
+
+    @staticmethod
+    def _trainer(**kwargs: Any) -> trainers.Trainer:
+        raise _core.ConfigError("a BaseTokenizer made from a Tokenizer has no trainer: use Tokenizer.train")
 
     # The components, read and set as on the tokenizer.
     model = property(lambda self: self._tokenizer.model, lambda self, v: setattr(self._tokenizer, "model", v))
@@ -201,12 +210,6 @@ class BertWordPieceTokenizer(BaseTokenizer):
     @staticmethod
     def from_file(vocab: str, **kwargs: Any) -> BertWordPieceTokenizer:
         return BertWordPieceTokenizer(models.WordPiece.read_file(vocab), **kwargs)
-
-    def train(self, files: str | list[str], **kwargs: Any) -> None:
-        self._train(_files(files), self._trainer(**kwargs))
-
-    def train_from_iterator(self, iterator: Iterable[Any], length: int | None = None, **kwargs: Any) -> None:
-        self._train(texts_of(iterator), self._trainer(**kwargs))
 
     @staticmethod
     def _trainer(
@@ -295,12 +298,6 @@ class ByteLevelBPETokenizer(BaseTokenizer):
         vocab, merges = models.BPE.read_file(vocab_filename, merges_filename)
         return ByteLevelBPETokenizer(vocab, merges, **kwargs)
 
-    def train(self, files: str | list[str], **kwargs: Any) -> None:
-        self._train(_files(files), self._trainer(**kwargs))
-
-    def train_from_iterator(self, iterator: Iterable[Any], length: int | None = None, **kwargs: Any) -> None:
-        self._train(texts_of(iterator), self._trainer(**kwargs))
-
     @staticmethod
     def _trainer(
         vocab_size: int = 30000,
@@ -353,12 +350,6 @@ class SentencePieceBPETokenizer(BaseTokenizer):
         vocab, merges = models.BPE.read_file(vocab_filename, merges_filename)
         return SentencePieceBPETokenizer(vocab, merges, **kwargs)
 
-    def train(self, files: str | list[str], **kwargs: Any) -> None:
-        self._train(_files(files), self._trainer(**kwargs))
-
-    def train_from_iterator(self, iterator: Iterable[Any], length: int | None = None, **kwargs: Any) -> None:
-        self._train(texts_of(iterator), self._trainer(**kwargs))
-
     @staticmethod
     def _trainer(
         vocab_size: int = 30000,
@@ -397,12 +388,6 @@ class SentencePieceUnigramTokenizer(BaseTokenizer):
         tokenizer.decoder = decoders.Metaspace(replacement=replacement, prepend_scheme=scheme)
         parameters = {"model": "SentencePieceUnigram", "replacement": replacement, "add_prefix_space": add_prefix_space}
         super().__init__(tokenizer, parameters)
-
-    def train(self, files: str | list[str], **kwargs: Any) -> None:
-        self._train(_files(files), self._trainer(**kwargs))
-
-    def train_from_iterator(self, iterator: Iterable[Any], length: int | None = None, **kwargs: Any) -> None:
-        self._train(texts_of(iterator), self._trainer(**kwargs))
 
     @staticmethod
     def _trainer(

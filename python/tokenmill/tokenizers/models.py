@@ -98,12 +98,6 @@ class Model(Component):
         return [vocab]
 
 
-def _made(cls: type[Model], node: dict[str, Any]) -> Any:
-    made = object.__new__(cls)
-    made._adopt(node)
-    return made
-
-
 def _read_json_vocab(path: str | os.PathLike[str]) -> dict[str, int]:
     try:
         vocab = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -185,7 +179,7 @@ class BPE(Model):
             "vocab": _vocab_arg(vocab, "BPE"),
             "merges": pairs,
         }
-        return _made(cls, node)  # type: ignore[no-any-return]
+        return cls._make(node)  # type: ignore[no-any-return]
 
     @staticmethod
     def read_file(
@@ -251,7 +245,7 @@ class WordPiece(Model):
             "max_input_chars_per_word": max_input_chars_per_word,
             "vocab": _vocab_arg(vocab, "WordPiece"),
         }
-        return _made(cls, node)  # type: ignore[no-any-return]
+        return cls._make(node)  # type: ignore[no-any-return]
 
     @staticmethod
     def read_file(vocab: str | os.PathLike[str]) -> dict[str, int]:
@@ -286,7 +280,7 @@ class WordLevel(Model):
         if isinstance(vocab, (str, os.PathLike)):
             vocab = WordLevel.read_file(vocab)  # a path, as tokenizers still takes one
         node = {"type": "WordLevel", "vocab": _vocab_arg(vocab, "WordLevel"), "unk_token": unk_token or "<unk>"}
-        return _made(cls, node)  # type: ignore[no-any-return]
+        return cls._make(node)  # type: ignore[no-any-return]
 
     @staticmethod
     def read_file(vocab: str | os.PathLike[str]) -> dict[str, int]:
@@ -321,7 +315,7 @@ class Unigram(Model):
         node = {"type": "Unigram", "unk_id": unk, "vocab": pieces, "byte_fallback": bool(byte_fallback)}
         if alpha is not None or nbest_size is not None:
             raise _core.ConfigError("Unigram sampling (alpha, nbest_size) is tokenmill.Tokenizer.encode_sampled here")
-        return _made(cls, node)  # type: ignore[no-any-return]
+        return cls._make(node)  # type: ignore[no-any-return]
 
     def _save(self, directory: Path, prefix: str) -> list[Path]:
         path = directory / f"{prefix}unigram.json"

@@ -46,14 +46,6 @@ class Normalizer(Component):
         raise no_custom("normalizer")
 
 
-def _made(cls: type[Normalizer], node: dict[str, Any]) -> Any:
-    made = object.__new__(cls)
-    made._adopt(node)
-    made._after_wrap()
-    made._check()
-    return made
-
-
 class BertNormalizer(Normalizer):
     """BERT's: control characters removed and whitespace made spaces (`clean_text`), spaces around
     CJK characters, accents stripped (by default when lowercasing), lowercase."""
@@ -80,7 +72,7 @@ class BertNormalizer(Normalizer):
             "strip_accents": strip_accents,
             "lowercase": bool(lowercase),
         }
-        return _made(cls, node)  # type: ignore[no-any-return]
+        return cls._make(node)  # type: ignore[no-any-return]
 
     def _spec(self) -> str:
         from tokenmill.formats.wordpiece import bert_normalizer
@@ -98,7 +90,7 @@ def _plain(name: str, doc: str) -> type[Normalizer]:
     """A normalizer without options."""
 
     def __new__(cls: type[Normalizer]) -> Normalizer:
-        return _made(cls, {"type": name})  # type: ignore[no-any-return]
+        return cls._make({"type": name})  # type: ignore[no-any-return]
 
     return type(name, (Normalizer,), {"_type": name, "__new__": __new__, "__doc__": doc, "__module__": __name__})
 
@@ -120,7 +112,7 @@ class Strip(Normalizer):
     _fields: ClassVar[dict[str, str]] = {"left": "strip_left", "right": "strip_right"}
 
     def __new__(cls, left: bool = True, right: bool = True) -> Strip:
-        return _made(cls, {"type": "Strip", "strip_left": bool(left), "strip_right": bool(right)})  # type: ignore[no-any-return]
+        return cls._make({"type": "Strip", "strip_left": bool(left), "strip_right": bool(right)})  # type: ignore[no-any-return]
 
 
 class Prepend(Normalizer):
@@ -130,7 +122,7 @@ class Prepend(Normalizer):
     _fields: ClassVar[dict[str, str]] = {"prepend": "prepend"}
 
     def __new__(cls, prepend: str) -> Prepend:
-        return _made(cls, {"type": "Prepend", "prepend": prepend})  # type: ignore[no-any-return]
+        return cls._make({"type": "Prepend", "prepend": prepend})  # type: ignore[no-any-return]
 
 
 class Replace(Normalizer):
@@ -140,7 +132,7 @@ class Replace(Normalizer):
     _fields: ClassVar[dict[str, str]] = {"content": "content"}
 
     def __new__(cls, pattern: Any, content: str) -> Replace:
-        return _made(cls, {"type": "Replace", "pattern": pattern_node(pattern), "content": content})  # type: ignore[no-any-return]
+        return cls._make({"type": "Replace", "pattern": pattern_node(pattern), "content": content})  # type: ignore[no-any-return]
 
     @property
     def pattern(self) -> Any:
@@ -159,7 +151,7 @@ class Precompiled(Normalizer):
 
     def __new__(cls, precompiled_charsmap: bytes | list[int]) -> Precompiled:
         blob = base64.b64encode(bytes(precompiled_charsmap)).decode("ascii")
-        return _made(cls, {"type": "Precompiled", "precompiled_charsmap": blob})  # type: ignore[no-any-return]
+        return cls._make({"type": "Precompiled", "precompiled_charsmap": blob})  # type: ignore[no-any-return]
 
 
 class Sequence(Normalizer, _Sequence):
@@ -169,11 +161,7 @@ class Sequence(Normalizer, _Sequence):
     _key = "normalizers"
 
     def __new__(cls, normalizers: list[Normalizer]) -> Sequence:
-        made = object.__new__(cls)
-        made._adopt({"type": "Sequence", "normalizers": []})
-        made._set_children(list(normalizers))
-        made._check()
-        return made
+        return cls._of(normalizers)  # type: ignore[no-any-return]
 
 
 NormalizerNone = None

@@ -138,15 +138,7 @@ class BertPreTokenizer(PreTokenizer):
     _type = "BertPreTokenizer"
 
     def __new__(cls) -> BertPreTokenizer:
-        return _made(cls, {"type": "BertPreTokenizer"})  # type: ignore[no-any-return]
-
-
-def _made(cls: type[PreTokenizer], node: dict[str, Any]) -> Any:
-    made = object.__new__(cls)
-    made._adopt(node)
-    made._after_wrap()
-    made._check()
-    return made
+        return cls._make({"type": "BertPreTokenizer"})  # type: ignore[no-any-return]
 
 
 class ByteLevel(PreTokenizer):
@@ -172,7 +164,7 @@ class ByteLevel(PreTokenizer):
             "trim_offsets": bool(trim_offsets),
             "use_regex": bool(use_regex),
         }
-        return _made(cls, node)  # type: ignore[no-any-return]
+        return cls._make(node)  # type: ignore[no-any-return]
 
     @staticmethod
     def alphabet() -> list[str]:
@@ -189,7 +181,7 @@ class CharDelimiterSplit(PreTokenizer):
     def __new__(cls, delimiter: str) -> CharDelimiterSplit:
         if not isinstance(delimiter, str) or len(delimiter) != 1:
             raise ValueError("expected a string of length 1")
-        return _made(cls, {"type": "CharDelimiterSplit", "delimiter": delimiter})  # type: ignore[no-any-return]
+        return cls._make({"type": "CharDelimiterSplit", "delimiter": delimiter})  # type: ignore[no-any-return]
 
 
 class Digits(PreTokenizer):
@@ -199,7 +191,7 @@ class Digits(PreTokenizer):
     _fields: ClassVar[dict[str, str]] = {"individual_digits": "individual_digits"}
 
     def __new__(cls, individual_digits: bool = False) -> Digits:
-        return _made(cls, {"type": "Digits", "individual_digits": bool(individual_digits)})  # type: ignore[no-any-return]
+        return cls._make({"type": "Digits", "individual_digits": bool(individual_digits)})  # type: ignore[no-any-return]
 
 
 class FixedLength(PreTokenizer):
@@ -209,7 +201,7 @@ class FixedLength(PreTokenizer):
     _fields: ClassVar[dict[str, str]] = {"length": "length"}
 
     def __new__(cls, length: int = 5) -> FixedLength:
-        return _made(cls, {"type": "FixedLength", "length": length})  # type: ignore[no-any-return]
+        return cls._make({"type": "FixedLength", "length": length})  # type: ignore[no-any-return]
 
 
 class Metaspace(PreTokenizer):
@@ -221,7 +213,7 @@ class Metaspace(PreTokenizer):
 
     def __new__(cls, replacement: str = "▁", prepend_scheme: str = "always", split: bool = True) -> Metaspace:
         node = {"type": "Metaspace", "replacement": _one_char(replacement), "prepend_scheme": "always", "split": split}
-        made: Metaspace = _made(cls, node)
+        made: Metaspace = cls._make(node)
         made.prepend_scheme = prepend_scheme
         return made
 
@@ -254,7 +246,7 @@ class Punctuation(PreTokenizer):
     _type = "Punctuation"
 
     def __new__(cls, behavior: str = "isolated") -> Punctuation:
-        return _made(cls, {"type": "Punctuation", "behavior": _behavior(behavior)})  # type: ignore[no-any-return]
+        return cls._make({"type": "Punctuation", "behavior": _behavior(behavior)})  # type: ignore[no-any-return]
 
     @property
     def behavior(self) -> str:
@@ -285,7 +277,7 @@ class Split(PreTokenizer):
 
     def __new__(cls, pattern: Any, behavior: str, invert: bool = False) -> Split:
         node = {"type": "Split", "pattern": pattern_node(pattern), "behavior": _behavior(behavior), "invert": invert}
-        return _made(cls, node)  # type: ignore[no-any-return]
+        return cls._make(node)  # type: ignore[no-any-return]
 
     @property
     def behavior(self) -> str:
@@ -307,7 +299,7 @@ class Split(PreTokenizer):
 
 def _plain(name: str, doc: str) -> type[PreTokenizer]:
     def __new__(cls: type[PreTokenizer]) -> PreTokenizer:
-        return _made(cls, {"type": name})  # type: ignore[no-any-return]
+        return cls._make({"type": name})  # type: ignore[no-any-return]
 
     return type(name, (PreTokenizer,), {"_type": name, "__new__": __new__, "__doc__": doc, "__module__": __name__})
 
@@ -324,11 +316,7 @@ class Sequence(PreTokenizer, _Sequence):
     _key = "pretokenizers"
 
     def __new__(cls, pretokenizers: list[PreTokenizer]) -> Sequence:
-        made = object.__new__(cls)
-        made._adopt({"type": "Sequence", "pretokenizers": []})
-        made._set_children(list(pretokenizers))
-        made._check()
-        return made
+        return cls._of(pretokenizers)  # type: ignore[no-any-return]
 
     def _steps(self) -> list[dict[str, Any]]:
         return [step for child in self.__dict__["_children"] for step in child._steps()]

@@ -51,13 +51,6 @@ def _added(node: dict[str, Any], is_pair: bool) -> int:
     return 0
 
 
-def _made(cls: type[PostProcessor], node: dict[str, Any]) -> Any:
-    made = object.__new__(cls)
-    made._adopt(node)
-    made._after_wrap()
-    return made
-
-
 def _token(value: Any, name: str) -> list[Any]:
     if isinstance(value, (tuple, list)) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], int):
         return [value[0], value[1]]
@@ -70,7 +63,7 @@ class BertProcessing(PostProcessor):
     _type = "BertProcessing"
 
     def __new__(cls, sep: tuple[str, int], cls_token: tuple[str, int]) -> BertProcessing:
-        return _made(cls, {"type": "BertProcessing", "sep": _token(sep, "sep"), "cls": _token(cls_token, "cls")})  # type: ignore[no-any-return]
+        return cls._make({"type": "BertProcessing", "sep": _token(sep, "sep"), "cls": _token(cls_token, "cls")})  # type: ignore[no-any-return]
 
     @property
     def sep(self) -> tuple[str, int]:
@@ -108,7 +101,7 @@ class RobertaProcessing(BertProcessing):
             "trim_offsets": bool(trim_offsets),
             "add_prefix_space": bool(add_prefix_space),
         }
-        return _made(cls, node)  # type: ignore[no-any-return]
+        return cls._make(node)  # type: ignore[no-any-return]
 
 
 class ByteLevel(PostProcessor):
@@ -135,7 +128,7 @@ class ByteLevel(PostProcessor):
             "trim_offsets": True if trim_offsets is None else bool(trim_offsets),
             "use_regex": True if use_regex is None else bool(use_regex),
         }
-        return _made(cls, node)  # type: ignore[no-any-return]
+        return cls._make(node)  # type: ignore[no-any-return]
 
 
 _PIECE = re.compile(r"^(.*?)(?::(\d+))?$", re.S)
@@ -207,7 +200,7 @@ class TemplateProcessing(PostProcessor):
             "special_tokens": _specials(special_tokens),
         }
         _check_template(node)
-        return _made(cls, node)  # type: ignore[no-any-return]
+        return cls._make(node)  # type: ignore[no-any-return]
 
     @property
     def single(self) -> list[dict[str, Any]]:
@@ -239,10 +232,7 @@ class Sequence(PostProcessor, _Sequence):
     _key = "processors"
 
     def __new__(cls, processors: list[PostProcessor]) -> Sequence:
-        made = object.__new__(cls)
-        made._adopt({"type": "Sequence", "processors": []})
-        made._set_children(list(processors))
-        return made
+        return cls._of(processors)  # type: ignore[no-any-return]
 
 
 __all__ = ["BertProcessing", "ByteLevel", "PostProcessor", "RobertaProcessing", "Sequence", "TemplateProcessing"]
