@@ -28,6 +28,8 @@ def train_bpe(
     show_progress: bool | None = None,
     base: Tokenizer | None = None,
     tie_break: str = "bytes",
+    continuing_subword_prefix: str | None = None,
+    join_suffix: bool = False,
 ) -> Tokenizer:
     """Trains a BPE tokenizer.
 
@@ -53,6 +55,10 @@ def train_bpe(
     pre-tokenizer, normalizer and byte/character level are used, and `vocab_size` is the new total.
     Pairs with equal counts merge in the order of their tokens' bytes (`tie_break="bytes"`), or
     of their ids (`"ids"`: the earlier-made tokens first, as Hugging Face's trainer orders them).
+    Hugging Face's marked words (character-level): `join_suffix=True` joins `end_of_word_suffix`
+    to a word's last character (``t</w>``) instead of making it a symbol of its own, and
+    `continuing_subword_prefix` (``"##"``) starts every character of a word but the first; as in
+    tokenizers, a character left out of the alphabet is then dropped and its neighbours meet.
 
     >>> tok = train_bpe({"cat": 3, "mat": 2}, num_merges=2, byte_level=False)
     >>> tok.merges
@@ -114,6 +120,8 @@ def train_bpe(
             limit_alphabet=limit_alphabet,
             initial_alphabet=alphabet,
             ties_by_id=tie_break == "ids",
+            continuing_subword_prefix=continuing_subword_prefix,
+            join_suffix=join_suffix,
         )
     return Tokenizer(core)
 

@@ -51,6 +51,9 @@ pub struct HfDocument {
     pub inputs: ModelInputs,
     /// The `decoder` section (also in `sections`), for models that decode with it.
     decoder: Option<serde_json::Value>,
+    /// A BPE model's `continuing_subword_prefix` and `end_of_word_suffix` (None where absent,
+    /// null or empty: an empty mark changes nothing).
+    marks: (Option<String>, Option<String>),
     /// The document without `model.vocab`, `model.merges`, `added_tokens` and the sections read
     /// into `inputs`.
     pub sections: String,
@@ -189,6 +192,14 @@ impl HfDocument {
                 }
             }
         }
+        let mark = |key: &str| -> Result<Option<String>> {
+            match rest.get(key) {
+                None | Some(serde_json::Value::Null) => Ok(None),
+                Some(serde_json::Value::String(s)) => Ok((!s.is_empty()).then(|| s.clone())),
+                Some(other) => Err(bad(format!("model.{key} is {other}, not a string"))),
+            }
+        };
+        let marks = (mark("continuing_subword_prefix")?, mark("end_of_word_suffix")?);
         top.insert("model".into(), serde_json::Value::Object(rest));
         let decoder = top.get("decoder").filter(|d| !d.is_null()).cloned();
         let inputs = crate::io::huggingface_inputs::read(
@@ -220,6 +231,7 @@ impl HfDocument {
             normalized,
             inputs,
             decoder,
+            marks,
             sections: serde_json::Value::Object(top).to_string(),
         })
     }
@@ -242,7 +254,8 @@ impl HfDocument {
     /// what the caller read of the components.
     pub fn byte_level_bpe(&self, settings: ByteLevelSettings) -> Result<Tokenizer> {
         self.vocab_is_a_map("BPE")?;
-        let parts = ByteLevelParts { vocab: &self.vocab, merges: &self.merges, added: &self.added };
+        let parts =
+            ByteLevelParts { vocab: &self.vocab, merges: &self.merges, added: &self.added, marks: self.marks.clone() };
         let tok = parts.tokenizer(&|reason| self.error(reason), settings)?;
         // Byte-level tokens decode as the bytes they spell (the `ByteLevel` decoder); a file
         // without a decoder joins the token strings with spaces, as tokenizers does.
@@ -293,9 +306,12 @@ impl HfDocument {
                 _ => Err(self.error(format!("merge {n} ({l:?}, {r:?}) names a token the vocabulary lacks"))),
             })
             .collect::<Result<Vec<_>>>()?;
+        let (prefix, suffix) = self.marks.clone();
         let options = BpeOptions {
             byte_level: false,
-            end_of_word_suffix: None,
+            joined_suffix: suffix.is_some(),
+            end_of_word_suffix: suffix,
+            continuing_subword_prefix: prefix,
             unk_token: settings.unk_token,
             whole_piece_first: settings.whole_piece_first,
             byte_fallback: settings.byte_fallback,
@@ -507,7 +523,7 @@ pub fn gpt2_files(vocab_path: &Path, merges_path: &Path) -> Result<Tokenizer> {
     }
     let added: Vec<(String, u32)> =
         vocab.iter().filter(|(t, _)| t.starts_with("<|") && t.ends_with("|>") && t.len() > 4).cloned().collect();
-    let parts = ByteLevelParts { vocab: &vocab, merges: &merges, added: &added };
+    let parts = ByteLevelParts { vocab: &vocab, merges: &merges, added: &added, marks: (None, None) };
     let bad = |reason| Error::Format { path: vocab_path.to_path_buf(), format: "GPT-2 vocab.json", reason };
     let settings = ByteLevelSettings {
         pattern: "gpt2",
@@ -532,6 +548,9 @@ struct ByteLevelParts<'a> {
     vocab: &'a [(String, u32)],
     merges: &'a [(String, String)],
     added: &'a [(String, u32)],
+    /// The model's `continuing_subword_prefix` and `end_of_word_suffix`, spelled in byte-level
+    /// characters as the tokens are.
+    marks: (Option<String>, Option<String>),
 }
 
 impl ByteLevelParts<'_> {
@@ -574,8 +593,22 @@ impl ByteLevelParts<'_> {
                 _ => return Err(bad(format!("merge {n} ({left:?}, {right:?}) names a token not in the vocabulary"))),
             }
         }
+        // The marks, like the tokens, are spelled in byte-level characters; the model joins
+        // their bytes.
+        let mark = |spelled: &Option<String>| -> Result<Option<String>> {
+            let Some(spelled) = spelled else { return Ok(None) };
+            let bytes: Option<Vec<u8>> = spelled.chars().map(|c| decode.get(c as usize).copied().flatten()).collect();
+            bytes
+                .and_then(|b| String::from_utf8(b).ok())
+                .map(Some)
+                .ok_or_else(|| bad(format!("the word mark {spelled:?} is not byte-level text of a UTF-8 string")))
+        };
+        let (prefix, suffix) = (mark(&self.marks.0)?, mark(&self.marks.1)?);
         let options = BpeOptions {
             byte_level: true,
+            joined_suffix: suffix.is_some(),
+            end_of_word_suffix: suffix,
+            continuing_subword_prefix: prefix,
             whole_piece_first: settings.whole_piece_first,
             drop_unknown: settings.drop_unknown,
             ..BpeOptions::default()

@@ -216,6 +216,7 @@ pub fn read(data: &[u8], path: &Path) -> Result<Tokenizer> {
             byte_fallback,
             fuse_unk: true,
             drop_unknown: false,
+            ..BpeOptions::default()
         };
         Model::from(Bpe::from_scores(vocab, scores, user_defined, options, surface).map_err(|e| bad(e.to_string()))?)
     };

@@ -272,7 +272,8 @@ impl WordCounter {
 #[pyfunction]
 #[pyo3(signature = (counter, *, vocab_size, num_merges, byte_level, end_of_word_suffix, unk_token,
                     special_tokens, min_frequency, max_token_length, progress, base=None,
-                    limit_alphabet=None, initial_alphabet=Vec::new(), ties_by_id=false))]
+                    limit_alphabet=None, initial_alphabet=Vec::new(), ties_by_id=false,
+                    continuing_subword_prefix=None, join_suffix=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_bpe(
     py: Python<'_>,
@@ -290,14 +291,22 @@ pub fn train_bpe(
     limit_alphabet: Option<usize>,
     initial_alphabet: Vec<String>,
     ties_by_id: bool,
+    continuing_subword_prefix: Option<String>,
+    join_suffix: bool,
 ) -> PyResult<CoreTokenizer> {
-    if byte_level && (end_of_word_suffix.is_some() || unk_token.is_some()) {
+    if byte_level && (end_of_word_suffix.is_some() || unk_token.is_some() || continuing_subword_prefix.is_some()) {
         return Err(to_py(Error::config(
-            "end_of_word_suffix and unk_token are for character-level BPE (byte_level=False); byte-level BPE has no unknown characters",
+            "end_of_word_suffix, continuing_subword_prefix and unk_token are for character-level BPE (byte_level=False); byte-level BPE has no unknown characters",
         )));
     }
-    if end_of_word_suffix.as_deref() == Some("") {
-        return Err(to_py(Error::config("end_of_word_suffix must not be empty")));
+    if end_of_word_suffix.as_deref() == Some("") || continuing_subword_prefix.as_deref() == Some("") {
+        return Err(to_py(Error::config("end_of_word_suffix and continuing_subword_prefix must not be empty")));
+    }
+    if join_suffix && end_of_word_suffix.is_none() {
+        return Err(to_py(Error::config("join_suffix needs an end_of_word_suffix")));
+    }
+    if base.is_some() && (join_suffix || continuing_subword_prefix.is_some()) {
+        return Err(to_py(Error::config("continued training keeps the base tokenizer's word marks; give none")));
     }
     let initial_alphabet = initial_alphabet
         .iter()
@@ -315,7 +324,14 @@ pub fn train_bpe(
     let config = BpeTrainConfig {
         vocab_size,
         num_merges,
-        options: BpeOptions { byte_level, end_of_word_suffix, unk_token, ..Default::default() },
+        options: BpeOptions {
+            byte_level,
+            end_of_word_suffix,
+            joined_suffix: join_suffix,
+            continuing_subword_prefix,
+            unk_token,
+            ..Default::default()
+        },
         special_tokens,
         min_frequency,
         max_token_length,

@@ -214,7 +214,8 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
     model = data["model"]
     if model.get("type", "BPE") != "BPE":
         raise _core.FormatError(f"{where}: model type {model.get('type')!r} is not BPE")
-    for key in ("continuing_subword_prefix", "end_of_word_suffix", "dropout"):
+    # A continuing-subword prefix and an end-of-word suffix are read in Rust.
+    for key in ("dropout",):
         if model.get(key):
             raise _core.FormatError(f"{where}: BPE option {key}={model[key]!r} is not supported")
     pattern, keep_gaps, prefix = _pre_tokenizer(data.get("pre_tokenizer"), where)
@@ -280,7 +281,7 @@ def _write_char_bpe(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> 
         "type": "BPE",
         "dropout": None,
         "unk_token": config.get("unk_token"),
-        "continuing_subword_prefix": None,
+        "continuing_subword_prefix": config.get("continuing_subword_prefix"),
         "end_of_word_suffix": config.get("end_of_word_suffix"),
         "fuse_unk": config.get("fuse_unk", False),
         "byte_fallback": config.get("byte_fallback", False),

@@ -107,7 +107,8 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
     """A character-level BPE tokenizer from a `tokenizer.json` (read by Rust; `data` is its
     component sections)."""
     model = data["model"]
-    for key in ("continuing_subword_prefix", "end_of_word_suffix", "dropout"):
+    # A continuing-subword prefix and an end-of-word suffix are read in Rust.
+    for key in ("dropout",):
         if model.get(key):
             raise _core.FormatError(f"{where}: BPE option {key}={model[key]!r} is not supported")
     unk_token = model.get("unk_token")

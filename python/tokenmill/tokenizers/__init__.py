@@ -22,6 +22,7 @@ from tokenmill.tokenizers.encoding import Encoding
 from tokenmill.tokenizers.implementations import (
     BertWordPieceTokenizer,
     ByteLevelBPETokenizer,
+    CharBPETokenizer,
     SentencePieceBPETokenizer,
     SentencePieceUnigramTokenizer,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "AddedToken",
     "BertWordPieceTokenizer",
     "ByteLevelBPETokenizer",
+    "CharBPETokenizer",
     "SentencePieceBPETokenizer",
     "SentencePieceUnigramTokenizer",
     "Encoding",

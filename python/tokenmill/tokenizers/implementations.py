@@ -1,6 +1,6 @@
 """`tokenmill.tokenizers.implementations`: the ready-made pipelines `tokenizers` ships (BERT's
-WordPiece, GPT-2's byte-level BPE, SentencePiece-style BPE), assembled from tokenmill's components,
-with their `train` / `train_from_iterator` on tokenmill's trainers.
+WordPiece, GPT-2's byte-level BPE, OpenAI GPT's character-level BPE, SentencePiece-style BPE),
+assembled from tokenmill's components, with their `train` / `train_from_iterator` on tokenmill's trainers.
 
 >>> tok = ByteLevelBPETokenizer()
 >>> tok.train_from_iterator(["low lower lowest"] * 5, vocab_size=270, min_frequency=1)
@@ -314,6 +314,80 @@ class ByteLevelBPETokenizer(BaseTokenizer):
         )
 
 
+class CharBPETokenizer(BaseTokenizer):
+    """Sennrich et al.'s character-level BPE as OpenAI GPT ran it: BERT's normalizer (optional),
+    BERT's pre-tokenizer (or whitespace only), each word's last character with `suffix` joined
+    (``t</w>``), the suffix decoded as a space.
+
+    >>> tok = CharBPETokenizer()
+    >>> tok.train_from_iterator(["low lower lowest"] * 3, vocab_size=40, min_frequency=1, show_progress=False)
+    >>> tok.encode("lowest").tokens
+    ['lowest</w>']
+    """
+
+    def __init__(
+        self,
+        vocab: str | dict[str, int] | None = None,
+        merges: str | list[tuple[str, str]] | None = None,
+        unk_token: str | AddedToken = "<unk>",
+        suffix: str = "</w>",
+        dropout: float | None = None,
+        lowercase: bool = False,
+        unicode_normalizer: str | None = None,
+        bert_normalizer: bool = True,
+        split_on_whitespace_only: bool = False,
+    ) -> None:
+        vocab, merges = _bpe_files(vocab, merges)
+        unk = _content(unk_token)
+        tokenizer = Tokenizer(models.BPE(vocab, merges, dropout=dropout, unk_token=unk, end_of_word_suffix=suffix))
+        if vocab and unk in vocab:
+            tokenizer.add_special_tokens([unk])
+        steps = _unicode_normalizer(unicode_normalizer)
+        steps += [normalizers.BertNormalizer(lowercase=False)] if bert_normalizer else []
+        steps += [normalizers.Lowercase()] if lowercase else []
+        if steps:
+            tokenizer.normalizer = steps[0] if len(steps) == 1 else normalizers.Sequence(steps)
+        split = pre_tokenizers.WhitespaceSplit() if split_on_whitespace_only else pre_tokenizers.BertPreTokenizer()
+        tokenizer.pre_tokenizer = split
+        tokenizer.decoder = decoders.BPEDecoder(suffix=suffix)
+        parameters = {
+            "model": "BPE",
+            "unk_token": unk_token,
+            "suffix": suffix,
+            "dropout": dropout,
+            "lowercase": lowercase,
+            "unicode_normalizer": unicode_normalizer,
+            "bert_normalizer": bert_normalizer,
+            "split_on_whitespace_only": split_on_whitespace_only,
+        }
+        super().__init__(tokenizer, parameters)
+
+    @staticmethod
+    def from_file(vocab_filename: str, merges_filename: str, **kwargs: Any) -> CharBPETokenizer:
+        vocab, merges = models.BPE.read_file(vocab_filename, merges_filename)
+        return CharBPETokenizer(vocab, merges, **kwargs)
+
+    @staticmethod
+    def _trainer(
+        vocab_size: int = 30000,
+        min_frequency: int = 2,
+        special_tokens: list[str | AddedToken] | None = None,
+        limit_alphabet: int = 1000,
+        initial_alphabet: list[str] | None = None,
+        suffix: str | None = "</w>",
+        show_progress: bool = True,
+    ) -> trainers.BpeTrainer:
+        return trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            special_tokens=special_tokens if special_tokens is not None else ["<unk>"],
+            limit_alphabet=limit_alphabet,
+            initial_alphabet=initial_alphabet or [],
+            end_of_word_suffix=suffix,
+            show_progress=show_progress,
+        )
+
+
 class SentencePieceBPETokenizer(BaseTokenizer):
     """SentencePiece-style BPE: NFKC, spaces as `▁` (one in front of the text), BPE."""
 
@@ -425,6 +499,7 @@ __all__ = [
     "BaseTokenizer",
     "BertWordPieceTokenizer",
     "ByteLevelBPETokenizer",
+    "CharBPETokenizer",
     "SentencePieceBPETokenizer",
     "SentencePieceUnigramTokenizer",
 ]

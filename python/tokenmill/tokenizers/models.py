@@ -150,14 +150,12 @@ class BPE(Model):
     ) -> BPE:
         if dropout is not None and not 0.0 <= dropout <= 1.0:
             raise _core.ConfigError(f"dropout must be between 0 and 1, not {dropout}")
-        for name, value in (
-            ("continuing_subword_prefix", continuing_subword_prefix),
-            ("end_of_word_suffix", end_of_word_suffix),
-        ):
-            if value:
-                # tokenizers joins them to the first / last character of a word; tokenmill's BPE
-                # keeps an end-of-word marker a symbol of its own, so it would encode differently.
-                raise _core.ConfigError(f"BPE {name}={value!r} is not one tokenmill runs exactly")
+        if dropout:
+            # tokenizers draws a new cut on every encode; tokenmill samples only where asked.
+            raise _core.ConfigError(
+                f"BPE dropout={dropout} is not run by tokenmill.tokenizers (every encode would differ); "
+                "sample cuts with tokenmill.Tokenizer.encode_sampled instead"
+            )
         if isinstance(vocab, (str, os.PathLike)) and isinstance(merges, (str, os.PathLike)):
             vocab, merges = BPE.read_file(vocab, merges)  # paths, as tokenizers still takes them
         pairs = []

@@ -3,11 +3,13 @@ through `Tokenizer.train` / `train_from_iterator` on the words the tokenizer's o
 pre-tokenizer cut.
 
 `BpeTrainer` and `WordLevelTrainer` give the vocabulary `tokenizers` gives (the same merges, in
-the same order), except for three settings where the algorithms differ: `end_of_word_suffix`
-(tokenizers joins it to each word's last character, tokenmill keeps it a symbol of its own, as in
-Sennrich et al.; tokenizers' form is not yet one `Tokenizer` runs), `limit_alphabet` (tokenizers
-drops the characters left out and joins their neighbours, tokenmill splits the word there) and
-`max_token_length` (tokenizers' limit is one character shorter than it says for most lengths).
+the same order), except where tokenizers itself is not deterministic or the algorithms differ:
+`end_of_word_suffix` and `continuing_subword_prefix` (tokenmill marks words as tokenizers does and
+gives its vocabulary, but tokenizers numbers the marked characters in hash order, so the order of
+merges with equal counts varies from run to run there), `limit_alphabet` without marks
+(tokenizers drops the characters left out and joins their neighbours, tokenmill splits the word
+there) and `max_token_length` (tokenizers' limit is one character shorter than it says for most
+lengths).
 `WordPieceTrainer` runs tokenmill's WordPiece trainer, whose merges are scored
 count(ab)/(count(a)·count(b)) as WordPiece defines it (tokenizers' own is frequency BPE with a
 `##` prefix, so its vocabularies differ); `UnigramTrainer` runs tokenmill's Unigram trainer

@@ -101,8 +101,6 @@ def _strings(core: Any) -> dict[str, int]:
 def _bpe(counts: Counter[str], model: dict[str, Any], trainer: Any, specials: list[str]) -> dict[str, Any]:
     from tokenmill.training import train_bpe
 
-    if trainer.continuing_subword_prefix:
-        raise _core.ConfigError("BpeTrainer continuing_subword_prefix is not supported by tokenmill's BPE trainer")
     tok = train_bpe(
         dict(counts),
         vocab_size=trainer.vocab_size,
@@ -115,11 +113,14 @@ def _bpe(counts: Counter[str], model: dict[str, Any], trainer: Any, specials: li
         initial_alphabet=trainer.initial_alphabet,
         show_progress=False,
         tie_break="ids",  # tokenizers' order: the result is its vocabulary and merges
+        continuing_subword_prefix=trainer.continuing_subword_prefix or None,
+        join_suffix=bool(trainer.end_of_word_suffix),  # tokenizers joins it to the last character
     )
     node = dict(model)
     node["vocab"] = _strings(tok._core)
     node["merges"] = [[a.decode("utf-8"), b.decode("utf-8")] for a, b in tok.merges]
     node["end_of_word_suffix"] = trainer.end_of_word_suffix
+    node["continuing_subword_prefix"] = trainer.continuing_subword_prefix
     return node
 
 

@@ -19,6 +19,9 @@ const SCAN_LIMIT: usize = 32;
 impl Bpe {
     /// Appends the ids of `piece` to `out`.
     pub fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
+        if self.marks_symbols() {
+            return self.encode_marked(piece.as_bytes(), out);
+        }
         if self.drops_bytes && piece.bytes().any(|b| self.byte_ids[b as usize] == u32::MAX) {
             self.encode_kept(&self.kept_bytes(piece.as_bytes()), out);
             return Ok(());
@@ -53,10 +56,104 @@ impl Bpe {
         Ok(())
     }
 
+    /// A piece of a model with Hugging Face's marked symbols: whole when it is a token and the
+    /// file says so (`ignore_merges`, which looks the bare piece up), else its marked symbols
+    /// merged.
+    fn encode_marked(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
+        if self.options.whole_piece_first {
+            if let Some(id) = self.vocab.id(piece) {
+                out.push(id);
+                return Ok(());
+            }
+        }
+        let start = out.len();
+        self.push_marked(piece, out, None)?;
+        self.merge_tail(out, start);
+        Ok(())
+    }
+
+    /// Appends the first symbols of `piece` as Hugging Face's BPE makes them when it marks
+    /// words: each character (each byte, byte-level) after the first with the continuing
+    /// prefix before it, the last with the end-of-word suffix joined. A marked symbol the
+    /// vocabulary lacks is treated as a character outside it is: its bytes (byte fallback, the
+    /// marks' bytes included, as tokenizers does), the unknown token, or left out. `units`, when
+    /// given, receives where each symbol's text lies in the piece, as (start, length).
+    pub(super) fn push_marked(
+        &self,
+        piece: &[u8],
+        out: &mut Vec<u32>,
+        mut units: Option<&mut Vec<(usize, usize)>>,
+    ) -> Result<()> {
+        let prefix = self.options.continuing_subword_prefix.as_deref().unwrap_or("").as_bytes();
+        let suffix = match &self.options.end_of_word_suffix {
+            Some(s) if self.options.joined_suffix => s.as_bytes(),
+            _ => b"",
+        };
+        let mut marked = Vec::with_capacity(prefix.len() + 4 + suffix.len());
+        let mut last_unknown = false;
+        let mut i = 0;
+        while i < piece.len() {
+            let len = if self.options.byte_level { 1 } else { utf8_len(piece[i]).min(piece.len() - i) };
+            marked.clear();
+            if i > 0 {
+                marked.extend_from_slice(prefix);
+            }
+            marked.extend_from_slice(&piece[i..i + len]);
+            if i + len == piece.len() {
+                marked.extend_from_slice(suffix);
+            }
+            let at = i;
+            i += len;
+            let mut push = |id: u32, start: usize, n: usize| {
+                out.push(id);
+                if let Some(units) = units.as_deref_mut() {
+                    units.push((start, n));
+                }
+            };
+            if let Some(id) = self.vocab.id(&marked) {
+                push(id, at, len);
+                last_unknown = false;
+                continue;
+            }
+            if self.options.byte_fallback {
+                if let Some(ids) = marked.iter().map(|&b| self.vocab.byte_id(b)).collect::<Option<Vec<u32>>>() {
+                    // The text's bytes go to the first byte tokens: offsets stay inside the piece.
+                    // Each byte token covers one byte of the text while there are any (as
+                    // tokenizers counts them), the marks' nothing.
+                    for (k, id) in ids.into_iter().enumerate() {
+                        push(id, at + k.min(len), usize::from(k < len));
+                    }
+                    last_unknown = false;
+                    continue;
+                }
+            }
+            match self.unk_id {
+                Some(_) if last_unknown && self.options.fuse_unk => {
+                    if let Some(last) = units.as_deref_mut().and_then(|u| u.last_mut()) {
+                        last.1 += len;
+                    }
+                }
+                Some(unk) => push(unk, at, len),
+                None if self.options.drop_unknown => continue,
+                None => {
+                    return Err(Error::config(format!(
+                        "the symbol {:?} is not in the vocabulary, which has no unknown token",
+                        String::from_utf8_lossy(&marked)
+                    )))
+                }
+            }
+            last_unknown = true;
+        }
+        Ok(())
+    }
+
     /// Appends the ids of raw bytes (byte-level models only): words of non-UTF-8 input. A byte
     /// the vocabulary lacks (one UTF-8 never produces, in a vocabulary such as GPT-NeoX's) is an
     /// error — unless the model leaves out the bytes it lacks.
     pub fn encode_bytes(&self, bytes: &[u8], out: &mut Vec<u32>) -> Result<()> {
+        if self.marks_symbols() {
+            return self.encode_marked(bytes, out);
+        }
         if let Some(&b) = bytes.iter().find(|&&b| self.byte_ids[b as usize] == u32::MAX) {
             if !self.drops_bytes {
                 return Err(Error::config(format!("byte 0x{b:02x} has no token in this byte-level vocabulary")));
@@ -109,7 +206,9 @@ impl Bpe {
             }
         }
         let mut symbols = Vec::with_capacity(piece.len());
-        if self.options.byte_level {
+        if self.marks_symbols() {
+            self.push_marked(piece.as_bytes(), &mut symbols, None)?;
+        } else if self.options.byte_level {
             let lacks = |b: u8| self.drops_bytes && self.byte_ids[b as usize] == u32::MAX;
             symbols.extend(piece.bytes().filter(|&b| !lacks(b)).map(|b| self.byte_ids[b as usize]));
         } else {
@@ -151,7 +250,7 @@ impl Bpe {
     /// whose merges depend on the two symbols alone (not SentencePiece's, whose unused pieces
     /// are split back by the text's whole merge order).
     pub(super) fn backtracks(&self) -> bool {
-        self.options.byte_level && self.sentencepiece().is_none() && self.suffix_id.is_none()
+        self.options.byte_level && self.sentencepiece().is_none() && self.suffix_id.is_none() && !self.marks_symbols()
     }
 
     pub(super) fn backtracker(&self) -> &Backtracker {
@@ -335,4 +434,14 @@ pub(super) fn merge_by_heap(
         }
     }
     (0..n).filter(|&i| alive[i]).map(|i| ids[i]).collect()
+}
+
+/// The length of the UTF-8 sequence a leading byte starts (1 for a stray continuation byte).
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xF0..=0xF7 => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
 }

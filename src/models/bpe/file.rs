@@ -9,6 +9,11 @@ use serde::{Deserialize, Serialize};
 pub struct BpeFile {
     byte_level: bool,
     end_of_word_suffix: Option<String>,
+    /// Hugging Face's marks (`BpeOptions`); absent in files before them.
+    #[serde(default, skip_serializing_if = "is_false")]
+    joined_suffix: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    continuing_subword_prefix: Option<String>,
     unk_token: Option<String>,
     whole_piece_first: bool,
     tokens: Vec<Option<String>>,
@@ -40,6 +45,8 @@ impl BpeFile {
         BpeFile {
             byte_level: options.byte_level,
             end_of_word_suffix: options.end_of_word_suffix.clone(),
+            joined_suffix: options.joined_suffix,
+            continuing_subword_prefix: options.continuing_subword_prefix.clone(),
             unk_token: options.unk_token.clone(),
             whole_piece_first: options.whole_piece_first,
             tokens,
@@ -59,6 +66,8 @@ impl BpeFile {
         let options = BpeOptions {
             byte_level: self.byte_level,
             end_of_word_suffix: self.end_of_word_suffix,
+            joined_suffix: self.joined_suffix,
+            continuing_subword_prefix: self.continuing_subword_prefix,
             unk_token: self.unk_token,
             whole_piece_first: self.whole_piece_first,
             byte_fallback: self.byte_fallback,

@@ -32,8 +32,15 @@ use rustc_hash::FxHashMap;
 pub struct BpeOptions {
     /// Start from the 256 bytes (GPT-2 style) instead of characters.
     pub byte_level: bool,
-    /// A symbol appended to every piece (character-level), e.g. `</w>`.
+    /// A symbol appended to every piece (character-level), e.g. `</w>`; with `joined_suffix`,
+    /// joined to the piece's last symbol instead.
     pub end_of_word_suffix: Option<String>,
+    /// Hugging Face's form of the suffix: the piece's last character (or byte) and the suffix
+    /// are one symbol from the start (`t</w>`), rather than two that a merge may join.
+    pub joined_suffix: bool,
+    /// Hugging Face's `continuing_subword_prefix`: every symbol of a piece but the first starts
+    /// with it (`##b`), and a merge joins the left token to the right one without it.
+    pub continuing_subword_prefix: Option<String>,
     /// The token that stands for characters outside the vocabulary (character-level).
     pub unk_token: Option<String>,
     /// Emit a piece that is itself a token without running merges (tiktoken's rule).
@@ -89,9 +96,12 @@ impl Bpe {
     pub fn from_merges(vocab: Vocab, merges: Vec<(u32, u32)>, options: BpeOptions) -> Result<Self> {
         let mut pair_rank = FxHashMap::default();
         pair_rank.reserve(merges.len());
+        let prefix = options.continuing_subword_prefix.as_deref().unwrap_or("").as_bytes();
         for (rank, &(left, right)) in merges.iter().enumerate() {
             let mut joined = vocab.token_bytes(left)?.to_vec();
-            joined.extend_from_slice(vocab.token_bytes(right)?);
+            let right = vocab.token_bytes(right).map(|r| (right, r.strip_prefix(prefix).unwrap_or(r)))?;
+            joined.extend_from_slice(right.1);
+            let right = right.0;
             let merged = vocab.id(&joined).ok_or_else(|| {
                 Error::config(format!(
                     "merge {rank} ({left}, {right}) gives {:?}, which is not in the vocabulary",
@@ -160,8 +170,10 @@ impl Bpe {
                     }
                 }
             }
-            if byte_ids.contains(&u32::MAX) {
-                // No token may spell a byte the vocabulary lacks alone: merging starts from bytes.
+            let marks = options.joined_suffix || options.continuing_subword_prefix.is_some();
+            if byte_ids.contains(&u32::MAX) && !marks {
+                // No token may spell a byte the vocabulary lacks alone: merging starts from bytes
+                // (with word marks, from marked symbols, which hold bytes with no token alone).
                 for (id, bytes) in vocab.ordinary() {
                     if let Some(&b) = bytes.iter().find(|&&b| byte_ids[b as usize] == u32::MAX) {
                         return Err(Error::config(format!(
@@ -173,6 +185,7 @@ impl Bpe {
             pair_ids = (0..=u16::MAX).map(|k| vocab.id(&k.to_be_bytes()).unwrap_or(u32::MAX)).collect();
         }
         let suffix_id = match &options.end_of_word_suffix {
+            Some(_) if options.joined_suffix => None,
             Some(s) => Some(
                 vocab
                     .id(s.as_bytes())
@@ -214,6 +227,13 @@ impl Bpe {
         &self.options
     }
 
+    /// Whether pieces start from Hugging Face's marked symbols (a continuing-subword prefix or a
+    /// joined end-of-word suffix) rather than bare characters or bytes.
+    #[inline]
+    pub(super) fn marks_symbols(&self) -> bool {
+        self.options.joined_suffix || self.options.continuing_subword_prefix.is_some()
+    }
+
     /// The token that stands for characters outside the vocabulary (character-level models).
     pub fn unk_id(&self) -> Option<u32> {
         self.unk_id
@@ -230,6 +250,9 @@ impl Bpe {
     /// How many bytes of `piece` each of its `ids` covers. An unknown token covers the
     /// characters outside the vocabulary at its place (one, or a run with `fuse_unk`).
     pub fn piece_lens(&self, piece: &str, ids: &[u32]) -> Option<Vec<usize>> {
+        if self.marks_symbols() {
+            return self.marked_piece_lens(piece, ids);
+        }
         let mut lens = Vec::with_capacity(ids.len());
         let mut pos = 0;
         let mut buf = [0u8; 4];
@@ -257,6 +280,50 @@ impl Bpe {
         (pos == piece.len() || self.options.drop_unknown && pos < piece.len()).then_some(lens)
     }
 
+    /// The first symbols of a piece of a model with word marks, as (start, length) in the
+    /// piece, and for each token of `ids` the index one past its last symbol: each token is the
+    /// run of symbols whose spelling (the prefix dropped from all but the run's first) makes
+    /// its own.
+    fn marked_runs(&self, piece: &[u8], ids: &[u32]) -> Option<(Vec<Span>, Vec<usize>)> {
+        let (mut symbols, mut units) = (Vec::new(), Vec::new());
+        self.push_marked(piece, &mut symbols, Some(&mut units)).ok()?;
+        let prefix_len = self.options.continuing_subword_prefix.as_ref().map_or(0, |p| p.len());
+        let spelling =
+            |id: u32| if Some(id) == self.unk_id { Some(0) } else { self.vocab.token_bytes(id).ok().map(|b| b.len()) };
+        let mut ends = Vec::with_capacity(ids.len());
+        let mut k = 0;
+        for &id in ids {
+            let target = spelling(id)?;
+            let mut spelled = 0;
+            let run_start = k;
+            loop {
+                let symbol_len = spelling(*symbols.get(k)?)?;
+                spelled += if k == run_start { symbol_len } else { symbol_len.saturating_sub(prefix_len) };
+                k += 1;
+                if spelled >= target {
+                    break;
+                }
+            }
+            ends.push(k);
+        }
+        (k == symbols.len()).then_some((units, ends))
+    }
+
+    /// `piece_lens` for a model with word marks: each token covers its symbols' text.
+    fn marked_piece_lens(&self, piece: &str, ids: &[u32]) -> Option<Vec<usize>> {
+        let (units, ends) = self.marked_runs(piece.as_bytes(), ids)?;
+        let mut start = 0;
+        Some(
+            ends.iter()
+                .map(|&end| {
+                    let len = units[start..end].iter().map(|u| u.1).sum();
+                    start = end;
+                    len
+                })
+                .collect(),
+        )
+    }
+
     /// Where each token of a piece lies when bytes the vocabulary lacks were left out, as
     /// Hugging Face places them: in the piece's byte-level spelling (a printable ASCII byte one
     /// UTF-8 byte, any other two), each token right after the one before, as long as its own
@@ -273,10 +340,25 @@ impl Bpe {
         }
         starts.push(at);
         let byte_at = |pos: usize| starts.partition_point(|&s| s <= pos) - 1;
+        // How long each token's spelling is: its own bytes', or with word marks its symbols'
+        // text's (the marks take no room).
+        let spellings: Vec<usize> = if self.marks_symbols() {
+            let (units, ends) = self.marked_runs(piece, ids)?;
+            let mut start = 0;
+            ends.iter()
+                .map(|&end| {
+                    let run = &units[start..end];
+                    start = end;
+                    run.iter().flat_map(|&(at, len)| &piece[at..at + len]).map(|&b| width(b)).sum()
+                })
+                .collect()
+        } else {
+            let bytes = |id: u32| self.vocab.token_bytes(id).ok();
+            ids.iter().map(|&id| bytes(id).map(|b| b.iter().map(|&b| width(b)).sum())).collect::<Option<_>>()?
+        };
         let mut spans = Vec::with_capacity(ids.len());
         let mut pos = 0;
-        for &id in ids {
-            let spelled: usize = self.vocab.token_bytes(id).ok()?.iter().map(|&b| width(b)).sum();
+        for spelled in spellings {
             if spelled == 0 || pos + spelled > at {
                 return None;
             }
@@ -303,6 +385,9 @@ impl Bpe {
     }
 }
 
+/// Where a symbol's text lies in its piece: (start, length).
+type Span = (usize, usize);
+
 /// Bytes that never occur in UTF-8 text (0xC0, 0xC1, 0xF5–0xFF).
 fn never_in_utf8(b: u8) -> bool {
     matches!(b, 0xC0 | 0xC1 | 0xF5..=0xFF)
@@ -323,7 +408,17 @@ impl super::PieceModel for Bpe {
         Bpe::piece_lens(self, piece, ids)
     }
     fn piece_spans(&self, piece: &str, ids: &[u32], _carry: f32) -> Option<Vec<(usize, usize)>> {
-        if self.drops_bytes && piece.bytes().any(|b| self.byte_ids[b as usize] == u32::MAX) {
+        let drops = if self.marks_symbols() {
+            // A marked symbol the vocabulary lacks was left out.
+            self.options.byte_level && self.unk_id.is_none() && {
+                let (mut symbols, mut units) = (Vec::new(), Vec::new());
+                self.push_marked(piece.as_bytes(), &mut symbols, Some(&mut units)).ok()?;
+                units.iter().map(|u| u.1).sum::<usize>() < piece.len()
+            }
+        } else {
+            self.drops_bytes && piece.bytes().any(|b| self.byte_ids[b as usize] == u32::MAX)
+        };
+        if drops {
             return self.spans_without_lacking_bytes(piece.as_bytes(), ids);
         }
         Bpe::piece_lens(self, piece, ids).map(super::spans_one_after_another)
@@ -338,11 +433,13 @@ impl super::PieceModel for Bpe {
             };
         }
         match &self.options.end_of_word_suffix {
-            Some(suffix) => Decoder::Suffix {
+            // Byte-level tokens decode as their bytes, a suffix included (tokenizers' ByteLevel
+            // decoder keeps it).
+            Some(suffix) if !self.options.byte_level => Decoder::Suffix {
                 suffix: suffix.clone(),
                 replacement: if pretokenizer.pieces_keep_whitespace() { "" } else { " " },
             },
-            None => Decoder::Bytes,
+            _ => Decoder::Bytes,
         }
     }
     fn unknown_id(&self) -> Option<u32> {
@@ -354,7 +451,8 @@ impl super::PieceModel for Bpe {
     fn config(&self) -> serde_json::Value {
         let o = &self.options;
         serde_json::json!({"type": "bpe", "byte_level": o.byte_level,
-            "end_of_word_suffix": o.end_of_word_suffix, "unk_token": o.unk_token,
+            "end_of_word_suffix": o.end_of_word_suffix, "joined_suffix": o.joined_suffix,
+            "continuing_subword_prefix": o.continuing_subword_prefix, "unk_token": o.unk_token,
             "whole_piece_first": o.whole_piece_first, "rank_based": self.is_rank_based(),
             "byte_fallback": o.byte_fallback, "fuse_unk": o.fuse_unk, "drop_unknown": o.drop_unknown,
             "sentencepiece": self.sentencepiece().is_some()})

@@ -124,6 +124,9 @@ pub fn continue_training(
         return Err(Error::config("continued training needs a base tokenizer whose ids are contiguous"));
     }
     let options = base.options().clone();
+    if options.joined_suffix || options.continuing_subword_prefix.is_some() {
+        return Err(Error::config("continued training from a model with Hugging Face's word marks is not supported"));
+    }
     let mut vocab = base.vocab().clone();
     for special in &config.special_tokens {
         vocab.push_special(special, None)?;
@@ -201,9 +204,15 @@ fn merge_loop(
     }
     let min_frequency = config.min_frequency.max(1);
     let suffix_len = options.end_of_word_suffix.as_ref().map_or(0, |s| s.len());
+    // Hugging Face's marked form: a merge joins the right token without its prefix, and a
+    // token's length counts its marks (as tokenizers' `max_token_length` does).
+    let prefix = options.continuing_subword_prefix.as_deref().unwrap_or("").as_bytes();
+    let marked = options.joined_suffix || options.continuing_subword_prefix.is_some();
     let token_len = |bytes: &[u8]| -> usize {
         if options.byte_level {
             bytes.len()
+        } else if marked {
+            String::from_utf8_lossy(bytes).chars().count()
         } else {
             let stem = match &options.end_of_word_suffix {
                 Some(s) if bytes.ends_with(s.as_bytes()) => &bytes[..bytes.len() - suffix_len],
@@ -259,7 +268,8 @@ fn merge_loop(
             continue;
         }
         let mut joined = token_bytes.bytes(top.pair.0).to_vec();
-        joined.extend_from_slice(token_bytes.bytes(top.pair.1));
+        let right = token_bytes.bytes(top.pair.1);
+        joined.extend_from_slice(right.strip_prefix(prefix).unwrap_or(right));
         if token_len(&joined) > max_len {
             continue;
         }
@@ -349,9 +359,12 @@ fn initial_words(
         for c in alphabet {
             char_ids.insert(c, vocab.push(c.encode_utf8(&mut buf).as_bytes()));
         }
-        let suffix_id = options.end_of_word_suffix.as_ref().map(|s| vocab.push(s.as_bytes()));
         // Sorted so that word order (and so where-lists) never depends on hash order.
         texts.sort_unstable();
+        if options.joined_suffix || options.continuing_subword_prefix.is_some() {
+            return marked_words(texts, &char_ids, options, vocab, out);
+        }
+        let suffix_id = options.end_of_word_suffix.as_ref().map(|s| vocab.push(s.as_bytes()));
         for (text, count) in texts {
             symbols.clear();
             for c in text.chars() {
@@ -366,6 +379,42 @@ fn initial_words(
             symbols.extend(suffix_id);
             out.push(&symbols, count)?;
         }
+    }
+    Ok(out)
+}
+
+/// Character-level words in Hugging Face's marked form (`BpeOptions::continuing_subword_prefix`,
+/// `joined_suffix`): each character of the alphabet a symbol, with the prefix unless it is the
+/// word's first and the suffix joined if it is the word's last, a marked symbol taking the next
+/// id when first met (in word order). As tokenizers does, a character outside the alphabet is
+/// left out, and its neighbours meet; a word's first and last are its own, kept or not.
+fn marked_words(
+    texts: Vec<(&str, u64)>,
+    char_ids: &FxHashMap<char, u32>,
+    options: &BpeOptions,
+    vocab: &mut Vocab,
+    mut out: WordList,
+) -> Result<WordList> {
+    let prefix = options.continuing_subword_prefix.as_deref().unwrap_or("");
+    let suffix = options.end_of_word_suffix.as_deref().filter(|_| options.joined_suffix).unwrap_or("");
+    let mut symbols = Vec::new();
+    let mut marked = String::new();
+    for (text, count) in texts {
+        symbols.clear();
+        let last = text.chars().count().saturating_sub(1);
+        for (k, c) in text.chars().enumerate() {
+            let Some(&id) = char_ids.get(&c) else { continue };
+            if (k == 0 || prefix.is_empty()) && (k < last || suffix.is_empty()) {
+                symbols.push(id);
+                continue;
+            }
+            marked.clear();
+            marked.push_str(if k > 0 { prefix } else { "" });
+            marked.push(c);
+            marked.push_str(if k == last { suffix } else { "" });
+            symbols.push(vocab.id(marked.as_bytes()).unwrap_or_else(|| vocab.push(marked.as_bytes())));
+        }
+        out.push(&symbols, count)?;
     }
     Ok(out)
 }
