@@ -117,6 +117,11 @@ pub struct Tokenizer {
     /// Face matches in text but keeps; T5's unknown token, which it skips); sorted. None: the
     /// special tokens.
     skipped_on_decode: Option<std::sync::Arc<[u32]>>,
+    /// Special (added) tokens decode through the byte-level table, as tokenizers' `ByteLevel`
+    /// decoder decodes every token string: a token all of whose characters are byte-level
+    /// characters becomes those bytes (`Ġx` a space and `x`, `ção` bytes that are not UTF-8),
+    /// any other its own text.
+    added_through_byte_level: bool,
 }
 
 impl Tokenizer {
@@ -132,6 +137,7 @@ impl Tokenizer {
             inputs: ModelInputs::default(),
             sentencepiece_source: None,
             skipped_on_decode: None,
+            added_through_byte_level: false,
         }
     }
 
@@ -219,6 +225,46 @@ impl Tokenizer {
         } else {
             String::from_utf8_lossy(bytes).into_owned()
         })
+    }
+
+    /// This tokenizer decoding its special tokens through the byte-level table (see the field).
+    pub fn with_added_through_byte_level(mut self) -> Self {
+        self.added_through_byte_level = true;
+        self
+    }
+
+    pub fn added_through_byte_level(&self) -> bool {
+        self.added_through_byte_level
+    }
+
+    /// How a special token matched in normalized text is spelled there (Hugging Face's
+    /// `normalized: true` added tokens, which tokenizers decodes as that spelling).
+    pub(crate) fn normalized_spelling(&self, id: u32) -> Option<&str> {
+        let after = self.splitter.specials.after_normalizing()?;
+        after.tokens().iter().find(|(_, i)| *i == id).map(|(t, _)| t.as_str())
+    }
+
+    /// The string a decoder's steps see for token `id`: a byte-level token's printable
+    /// spelling, a normalized added token's normalized spelling, else its text.
+    fn decoder_string(&self, id: u32) -> Result<String> {
+        if let Some(spelled) = self.vocab().is_special(id).then(|| self.normalized_spelling(id)).flatten() {
+            return Ok(spelled.to_string());
+        }
+        self.token_string(id)
+    }
+
+    /// The bytes token `id` decodes to under `Decoder::Bytes`.
+    fn decoded_token(&self, id: u32) -> Result<std::borrow::Cow<'_, [u8]>> {
+        let mut bytes = self.vocab().token_bytes(id)?;
+        if self.vocab().is_special(id) {
+            bytes = self.normalized_spelling(id).map_or(bytes, str::as_bytes);
+        }
+        if self.added_through_byte_level && self.vocab().is_special(id) {
+            if let Some(decoded) = std::str::from_utf8(bytes).ok().and_then(crate::io::huggingface::byte_level_bytes) {
+                return Ok(decoded.into());
+            }
+        }
+        Ok(bytes.into())
     }
 
     /// Whether decoding that skips special tokens leaves `id` out.
@@ -453,10 +499,9 @@ impl Tokenizer {
     /// The bytes that `ids` stand for.
     pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
         if self.decoder == Decoder::Bytes {
-            let vocab = self.vocab();
             let mut out = Vec::with_capacity(ids.len() * 4);
             for &id in ids {
-                out.extend_from_slice(vocab.token_bytes(id)?);
+                out.extend_from_slice(&self.decoded_token(id)?);
             }
             return Ok(out);
         }
@@ -469,11 +514,15 @@ impl Tokenizer {
     /// ones (WordPiece then puts a space before the first). Streaming decoders use both.
     pub fn decode_parts(&self, ids: &[u32], trim_end: bool, follows: bool) -> Result<Vec<Vec<u8>>> {
         match &self.decoder {
-            // A file's own steps work on the tokens' strings, which for a byte-level vocabulary
-            // are their printable spellings (`Ġworld`), as in tokenizers.
-            Decoder::Chain(chain) if self.model().as_bpe().is_some_and(|b| b.options().byte_level) => {
-                let tokens = ids.iter().map(|&id| self.token_string(id)).collect::<Result<Vec<String>>>()?;
+            // A file's own steps work on the tokens' strings: for a byte-level vocabulary their
+            // printable spellings (`Ġworld`), for normalized added tokens their normalized
+            // spellings, as in tokenizers.
+            Decoder::Chain(chain) => {
+                let tokens = ids.iter().map(|&id| self.decoder_string(id)).collect::<Result<Vec<String>>>()?;
                 Ok(chain.decode(tokens, follows, trim_end).into_iter().map(String::into_bytes).collect())
+            }
+            Decoder::Bytes if self.added_through_byte_level || self.splitter.specials.after_normalizing().is_some() => {
+                ids.iter().map(|&id| self.decoded_token(id).map(|b| b.into_owned())).collect()
             }
             decoder => decoder.parts(self.vocab(), ids, follows, trim_end),
         }

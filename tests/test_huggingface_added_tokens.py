@@ -7,6 +7,7 @@ generated text, and the flag kept through tokenmill's file and written back."""
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,17 @@ def test_encode_judges_normalized_tokens_by_their_own_text(added_pair) -> None: 
     with pytest.raises(tokenmill.DisallowedSpecialError, match="foo"):
         tok.encode("FOO" if tok.normalize("FOO") == tok.normalize("foo") else "foo")
     assert tok.encode_ordinary("foo") == tok.encode("foo", disallowed_special=())
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.lists(PARTS, max_size=8).map("".join))
+def test_added_tokens_decode_through_the_byte_level_table_as_tokenizers_decodes_them(added_pair, text: str) -> None:  # type: ignore[no-untyped-def]
+    """tokenizers' ByteLevel decoder reads every token string as byte-level characters, added
+    tokens too: `Été` (all three characters in the table) decodes to bytes that are not UTF-8,
+    `<x>` to itself, `[MASK]` to itself (its `[`… are byte-level characters for themselves)."""
+    hf, tok, path = added_pair
+    ids = hf.encode(text).ids
+    for skip in (False, True):
+        assert tok.decode(ids, skip_special_tokens=skip) == hf.decode(ids, skip_special_tokens=skip), text
+    # Kept through tokenmill's own file (pickling writes it).
+    assert pickle.loads(pickle.dumps(tok)).decode(ids) == hf.decode(ids, skip_special_tokens=False)

@@ -261,7 +261,7 @@ impl HfDocument {
         // without a decoder joins the token strings with spaces, as tokenizers does.
         let tok = match self.decoder.as_ref().map(|d| d.get("type").and_then(|t| t.as_str())) {
             None => self.with_own_decoder(tok)?,
-            Some(Some("ByteLevel")) => tok,
+            Some(Some("ByteLevel")) => tok.with_added_through_byte_level(),
             Some(other) => {
                 let name = other.unwrap_or("without a type");
                 return Err(self.error(format!("decoder {name} on a byte-level BPE file is not supported")));
@@ -282,11 +282,23 @@ impl HfDocument {
 
     /// What every reader adds last: which tokens decoding leaves out when it skips special ones.
     fn finish(&self, tok: Tokenizer) -> Result<Tokenizer> {
-        tok.with_skipped_on_decode(self.special.clone())
+        let tok = tok
             .with_special_strips(&self.strips)
             .and_then(|tok| tok.with_single_word_specials(&self.single_words))
             .and_then(|tok| tok.with_normalized_specials(&self.normalized))
-            .map_err(|e| self.error(format!("added_tokens: {e}")))
+            .map_err(|e| self.error(format!("added_tokens: {e}")))?;
+        // tokenizers skips a special token by its string, which for a normalized one is its
+        // normalized spelling: one the normalizer changes into no special token's content (a
+        // lowercased `[MASK]`) is kept.
+        let contents: rustc_hash::FxHashSet<&str> =
+            self.added.iter().filter(|(_, id)| self.special.contains(id)).map(|(t, _)| t.as_str()).collect();
+        let skipped = self
+            .special
+            .iter()
+            .copied()
+            .filter(|&id| tok.normalized_spelling(id).is_none_or(|spelled| contents.contains(spelled)))
+            .collect();
+        Ok(tok.with_skipped_on_decode(skipped))
     }
 
     /// A character-level BPE tokenizer from this file: the added tokens are special tokens (the
@@ -533,13 +545,15 @@ pub fn gpt2_files(vocab_path: &Path, merges_path: &Path) -> Result<Tokenizer> {
         drop_unknown: false,
         inputs: ModelInputs::default(),
     };
-    parts.tokenizer(&bad, settings).map_err(|e| match e {
+    // Decoded as tokenizers' ByteLevel decoder decodes them, added tokens included.
+    let tok = parts.tokenizer(&bad, settings).map_err(|e| match e {
         // What the vocabulary and merges cannot make (a missing single byte) names the files.
         Error::Config(reason) => {
             Error::Config(format!("{} and {}: {reason}", vocab_path.display(), merges_path.display()))
         }
         other => other,
-    })
+    })?;
+    Ok(tok.with_added_through_byte_level())
 }
 
 /// A byte-level BPE vocabulary as files spell it: tokens in byte-level characters with ids,
@@ -621,6 +635,14 @@ impl ByteLevelParts<'_> {
         tok.inputs = settings.inputs;
         Ok(tok)
     }
+}
+
+/// The bytes a string of byte-level characters spells, or None when one of its characters is
+/// not one (tokenizers' `ByteLevel` decoder then keeps the string's own bytes).
+pub fn byte_level_bytes(spelled: &str) -> Option<Vec<u8>> {
+    static DECODE: std::sync::OnceLock<Vec<Option<u8>>> = std::sync::OnceLock::new();
+    let decode = DECODE.get_or_init(byte_decoder);
+    spelled.chars().map(|c| decode.get(c as usize).copied().flatten()).collect()
 }
 
 /// A byte-level token's bytes as `tokenizer.json` spells them: each byte as its printable

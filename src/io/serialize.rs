@@ -67,6 +67,9 @@ struct File {
     /// such a list (`Tokenizer::skip_list`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     skipped_on_decode: Option<Vec<u32>>,
+    /// Special tokens decode through the byte-level table (`Tokenizer::added_through_byte_level`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    added_through_byte_level: bool,
     /// A `tokenizer.json`'s own decoder steps, when the tokenizer came with them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     hf_decoder: Option<crate::pipeline::hf_decoder::HfDecoder>,
@@ -93,6 +96,7 @@ pub fn to_json(tok: &Tokenizer) -> String {
         model_inputs: tok.inputs.clone(),
         hf_decoder: tok.hf_decoder().cloned(),
         skipped_on_decode: tok.skip_list().map(<[u32]>::to_vec),
+        added_through_byte_level: tok.added_through_byte_level(),
         special_strips: tok.special_strips(),
         single_word_specials: tok.single_word_specials(),
         normalized_specials: tok.normalized_specials(),
@@ -149,6 +153,9 @@ fn assemble(file: File) -> Result<Tokenizer> {
             return Err(Error::config(format!("skipped_on_decode names id {id}, which no token holds")));
         }
         tok = tok.with_skipped_on_decode(ids);
+    }
+    if file.added_through_byte_level {
+        tok = tok.with_added_through_byte_level();
     }
     if let Some(chain) = file.hf_decoder {
         tok = tok.with_hf_decoder(chain)?;
