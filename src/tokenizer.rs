@@ -122,6 +122,9 @@ pub struct Tokenizer {
     /// characters becomes those bytes (`Ġx` a space and `x`, `ção` bytes that are not UTF-8),
     /// any other its own text.
     added_through_byte_level: bool,
+    /// Special tokens that model inputs read as ordinary text where they occur (tokenizers'
+    /// `encode_special_tokens`, which leaves only its non-special added tokens matched).
+    specials_as_text: Option<std::sync::Arc<rustc_hash::FxHashSet<String>>>,
 }
 
 impl Tokenizer {
@@ -138,6 +141,7 @@ impl Tokenizer {
             sentencepiece_source: None,
             skipped_on_decode: None,
             added_through_byte_level: false,
+            specials_as_text: None,
         }
     }
 
@@ -225,6 +229,19 @@ impl Tokenizer {
         } else {
             String::from_utf8_lossy(bytes).into_owned()
         })
+    }
+
+    /// This tokenizer with the special tokens `names` read as ordinary text in model inputs
+    /// (none: every one matched). A match of one still takes its place, so a token overlapping
+    /// it is not matched there, as in tokenizers.
+    pub fn with_specials_as_text(mut self, names: Vec<String>) -> Self {
+        self.specials_as_text = (!names.is_empty()).then(|| std::sync::Arc::new(names.into_iter().collect()));
+        self
+    }
+
+    /// Whether model inputs make special token `name` a token where it occurs in text.
+    pub(crate) fn matches_special(&self, name: &str) -> bool {
+        self.specials_as_text.as_ref().is_none_or(|names| !names.contains(name))
     }
 
     /// This tokenizer decoding its special tokens through the byte-level table (see the field).

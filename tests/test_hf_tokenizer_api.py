@@ -6,6 +6,7 @@ with padding and truncation, decoding, the vocabulary, added tokens and settings
 from __future__ import annotations
 
 import importlib.util
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -327,3 +328,38 @@ def test_pretokenized_words_encode_as_tokenizers(files: Path, words: list[str], 
     assert [fields(e) for e in ours.encode_batch(batch, is_pretokenized=True)] == [
         fields(e) for e in theirs.encode_batch(batch, is_pretokenized=True)
     ]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(st.sampled_from([*TEXTS, "[CLS]", "<extra>", "<ext", "ra>", "[NEW]", "tokenmill", " ", "x"]), max_size=6)
+)
+def test_encode_special_tokens_reads_special_added_tokens_as_text(files: Path, parts: list[str]) -> None:
+    """With `encode_special_tokens`, special added tokens in text are ordinary text and the
+    others still matched, in single texts, pairs, batches and pretokenized words; switching it
+    off matches them again."""
+    ours, theirs = _with_added(files)
+    text = "".join(parts)
+    for flag in (True, False):
+        ours.encode_special_tokens = theirs.encode_special_tokens = flag
+        assert ours.encode_special_tokens is flag
+        assert fields(ours.encode(text)) == fields(theirs.encode(text)), text
+        assert fields(ours.encode(text, "[NEW] y")) == fields(theirs.encode(text, "[NEW] y")), text
+        batch = [text, *parts]
+        assert [fields(e) for e in ours.encode_batch(batch)] == [fields(e) for e in theirs.encode_batch(batch)]
+        assert fields(ours.encode(parts, is_pretokenized=True)) == fields(theirs.encode(parts, is_pretokenized=True))
+    ours.encode_special_tokens = True
+    assert pickle.loads(pickle.dumps(ours)).encode_special_tokens
+
+
+def _with_added(path: Path) -> tuple[Tokenizer, Any]:
+    made = _ADDED.get(path)
+    if made is None:
+        made = _ADDED[path] = both(path)
+        for tok, kind in zip(made, (AddedToken, hf.AddedToken), strict=True):
+            tok.add_special_tokens(["<extra>", kind("[NEW]", normalized=True)])
+            tok.add_tokens(["tokenmill", kind("ra>", single_word=False)])
+    return made
+
+
+_ADDED: dict[Path, tuple[Tokenizer, Any]] = {}

@@ -87,6 +87,7 @@ CALLS = [
     {"return_offsets_mapping": True, "return_special_tokens_mask": True, "return_length": True},
     {"padding": True, "truncation": True, "return_tensors": "np"},
     {"add_special_tokens": False, "padding": "longest", "pad_to_multiple_of": 8},
+    {"split_special_tokens": True, "return_offsets_mapping": True},
 ]
 
 

@@ -434,8 +434,9 @@ impl HfDocument {
             return Err(self.error(format!("Unigram models without an unknown piece (unk_id {unk}) are not supported")));
         }
         let vocab = self.piece_vocab(|id, _| id as usize == unk, settings.byte_fallback)?;
-        let mut scores = scores.clone();
-        scores.resize(scores.len().max(vocab.n_vocab()), 0.0);
+        // One score per piece of the model's own vocabulary: added tokens past it have none,
+        // and are matched in text only.
+        let scores = scores.clone();
         let model = if settings.huggingface {
             Unigram::huggingface(vocab, scores, settings.byte_fallback)
         } else {

@@ -229,6 +229,12 @@ impl CoreTokenizer {
         self.with_inputs(inputs)
     }
 
+    /// A tokenizer like this one whose model inputs read the special tokens `names` as
+    /// ordinary text (tokenizers' `encode_special_tokens`; empty: all matched).
+    fn with_specials_as_text(&self, names: Vec<String>) -> CoreTokenizer {
+        CoreTokenizer::new((*self.inner).clone().with_specials_as_text(names))
+    }
+
     /// A tokenizer like this one with another post-processor (tokenmill's JSON shape; None: none).
     fn with_post_processor_json(&self, json: Option<&str>) -> PyResult<CoreTokenizer> {
         let post_processor = json

@@ -229,7 +229,7 @@ class Tokenizer:
         if is_pretokenized:
             second = None if pair is None else self._words(pair, 1)
             return self.post_process(self._words(sequence, 0), second, add_special_tokens)
-        core = self._tok.encode_for_model(sequence, pair, add_special_tokens=add_special_tokens)
+        core = self._encoder().encode_for_model(sequence, pair, add_special_tokens=add_special_tokens)
         return Encoding._from_core(core)
 
     def _words(self, words: Any, type_id: int) -> Encoding:
@@ -240,7 +240,7 @@ class Tokenizer:
             raise TypeError("with is_pretokenized=True, a sequence is a list of words (str)")
         plain = self.__dict__.get("_plain_core")
         if plain is None:  # the same tokenizer without truncation or padding (post_process does those)
-            plain = self.__dict__["_plain_core"] = self._tok._core.with_settings(None, None)
+            plain = self.__dict__["_plain_core"] = self._encoder()._core.with_settings(None, None)
         parts = []
         for i, word in enumerate(words):
             part = Encoding._from_core(plain.encode_for_model(word, None, False))
@@ -270,9 +270,11 @@ class Tokenizer:
             return _padded_together(encodings, self.padding)
         if any(pairs):
             firsts, seconds = zip(*(_parts(item) for item in items), strict=True)
-            core = self._tok.encode_batch_for_model(list(firsts), list(seconds), add_special_tokens=add_special_tokens)
+            core = self._encoder().encode_batch_for_model(
+                list(firsts), list(seconds), add_special_tokens=add_special_tokens
+            )
         else:
-            core = self._tok.encode_batch_for_model(items, add_special_tokens=add_special_tokens)
+            core = self._encoder().encode_batch_for_model(items, add_special_tokens=add_special_tokens)
         return [Encoding._from_core(e) for e in core]
 
     async def async_encode_batch(
@@ -318,14 +320,33 @@ class Tokenizer:
 
     @property
     def encode_special_tokens(self) -> bool:
-        """Whether special tokens in text are split as ordinary text (tokenizers' option; always
-        False here: special tokens are matched)."""
-        return False
+        """Whether special added tokens in text are encoded as ordinary text (tokenizers' option,
+        which transformers' `split_special_tokens` sets); non-special added tokens are matched
+        either way.
+
+        >>> tok.encode_special_tokens = True   # doctest: +SKIP
+        >>> tok.encode("[CLS]").tokens         # doctest: +SKIP
+        ['[CLS]', '[', 'cl', '##s', ']', '[SEP]']
+        """
+        return bool(self.__dict__.get("_specials_as_text", False))
 
     @encode_special_tokens.setter
     def encode_special_tokens(self, value: bool) -> None:
-        if value:
-            raise _core.ConfigError("encode_special_tokens=True (special tokens split as text) is not supported yet")
+        self.__dict__["_specials_as_text"] = bool(value)
+        self.__dict__.pop("_plain_core", None)
+
+    def _encoder(self) -> _tokenmill.Tokenizer:
+        """The tokenizer encodings come from: this one, or with `encode_special_tokens` one whose
+        model inputs read the special added tokens as text (made once per loaded core)."""
+        tok = self._tok
+        if not self.encode_special_tokens:
+            return tok
+        cached = self.__dict__.get("_encoder_cache")
+        if cached is None or cached[0] is not tok._core:
+            names = [t.content for t in self.get_added_tokens_decoder().values() if t.special]
+            cached = (tok._core, _tokenmill.Tokenizer(tok._core.with_specials_as_text(names)))
+            self.__dict__["_encoder_cache"] = cached
+        return cached[1]  # type: ignore[no-any-return]
 
     # -- decoding ---------------------------------------------------------------------------
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
@@ -560,16 +581,18 @@ class Tokenizer:
         return render_tokenizer(self._document(), 5)
 
     def __getstate__(self) -> dict[str, Any]:
+        state: dict[str, Any] = {"encode_special_tokens": self.encode_special_tokens}
         if self._doc is None and self._source is None:
-            return {"tok": self._tok}
-        return {"json": self.to_str()}
+            return {"tok": self._tok, **state}
+        return {"json": self.to_str(), **state}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         if "tok" in state:
             self.__init__(state["tok"])  # type: ignore[misc]
-            return
-        made = Tokenizer.from_str(state["json"])
-        self.__dict__.update(made.__dict__)
+        else:
+            made = Tokenizer.from_str(state["json"])
+            self.__dict__.update(made.__dict__)
+        self.encode_special_tokens = state.get("encode_special_tokens", False)
 
 
 def _core_encoding(core: Any, encoding: Encoding) -> Any:

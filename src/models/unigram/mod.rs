@@ -184,7 +184,11 @@ impl Unigram {
         let vocab = &model.vocab;
         let mut entries: Vec<(u32, &[u8])> = vocab.ordinary().collect();
         entries.extend(vocab.kinded().into_iter().map(|(id, text, _)| (id, text.as_bytes())));
-        entries.extend(vocab.specials().iter().map(|(text, id)| (*id, text.as_bytes())));
+        // Added tokens past the model's own pieces (those with no score) are matched in text
+        // only, never cut by the lattice, as in tokenizers.
+        entries.extend(
+            vocab.specials().iter().filter(|(_, id)| (*id as usize) < scores.len()).map(|(text, id)| (*id, text.as_bytes())),
+        );
         // A text spelled twice in the vocabulary is the last id that spells it, as in
         // `tokenizers`' map from token to id (the trie keeps a key's first value).
         entries.sort_unstable_by_key(|&(id, _)| std::cmp::Reverse(id));

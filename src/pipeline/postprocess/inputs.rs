@@ -152,7 +152,7 @@ impl Tokenizer {
         let base = plain.as_ptr() as usize;
         after.for_each_segment(
             &plain,
-            |_| Ok::<bool, Error>(true),
+            |name| Ok::<bool, Error>(self.matches_special(name)),
             |segment| {
                 let (s, id) = match segment {
                     Segment::Text(s) => (s, None),
@@ -245,7 +245,7 @@ impl Tokenizer {
         let mut ids = Vec::new();
         self.splitter.specials.for_each_segment(
             text,
-            |_| Ok::<bool, Error>(true),
+            |name| Ok::<bool, Error>(self.matches_special(name)),
             |segment| {
                 match segment {
                     Segment::Special { text: t, id } => {
