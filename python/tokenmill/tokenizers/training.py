@@ -94,6 +94,12 @@ def train(tokenizer: Any, texts: Iterable[str], trainer: _trainers.Trainer | Non
     tokenizer.add_special_tokens(list(trainer.special_tokens))
 
 
+def _progress(trainer: Any) -> bool | None:
+    """tokenmill's progress setting for a trainer's `show_progress`: shown where tokenizers shows
+    its bars (on a terminal or in a notebook), or never."""
+    return None if trainer.show_progress else False
+
+
 def _strings(core: Any) -> dict[str, int]:
     return {core.token_string(i): i for i in range(core.n_vocab) if core.token_kind(i) != "unused"}
 
@@ -111,7 +117,7 @@ def _bpe(counts: Counter[str], model: dict[str, Any], trainer: Any, specials: li
         max_token_length=trainer.max_token_length,
         limit_alphabet=trainer.limit_alphabet,
         initial_alphabet=trainer.initial_alphabet,
-        show_progress=False,
+        show_progress=_progress(trainer),
         tie_break="ids",  # tokenizers' order: the result is its vocabulary and merges
         continuing_subword_prefix=trainer.continuing_subword_prefix or None,
         join_suffix=bool(trainer.end_of_word_suffix),  # tokenizers joins it to the last character
@@ -148,7 +154,7 @@ def _wordpiece(counts: Counter[str], model: dict[str, Any], trainer: Any, specia
         unk_token=unk,
         min_frequency=trainer.min_frequency,
         limit_alphabet=trainer.limit_alphabet,
-        show_progress=False,
+        show_progress=_progress(trainer),
     )
     return dict(model, vocab=_strings(tok._core), continuing_subword_prefix=trainer.continuing_subword_prefix)
 
@@ -169,7 +175,7 @@ def _unigram(texts: list[str], normalizer: Normalizer | None, trainer: Any, spec
         normalizer="none",
         shrinking_factor=trainer.shrinking_factor,
         em_iterations=trainer.n_sub_iterations,
-        show_progress=False,
+        show_progress=_progress(trainer),
     )
     core = tok._core
     pieces = [[core.token_string(i), float(core.score(i) or 0.0)] for i in range(core.n_vocab)]
