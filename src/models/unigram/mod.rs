@@ -187,7 +187,11 @@ impl Unigram {
         // Added tokens past the model's own pieces (those with no score) are matched in text
         // only, never cut by the lattice, as in tokenizers.
         entries.extend(
-            vocab.specials().iter().filter(|(_, id)| (*id as usize) < scores.len()).map(|(text, id)| (*id, text.as_bytes())),
+            vocab
+                .specials()
+                .iter()
+                .filter(|(_, id)| (*id as usize) < scores.len())
+                .map(|(text, id)| (*id, text.as_bytes())),
         );
         // A text spelled twice in the vocabulary is the last id that spells it, as in
         // `tokenizers`' map from token to id (the trie keeps a key's first value).
@@ -480,6 +484,26 @@ impl super::PieceModel for Unigram {
     }
     fn piece_lens(&self, piece: &str, ids: &[u32], carry: f32) -> Option<Vec<usize>> {
         Unigram::piece_lens(self, piece, ids, carry)
+    }
+    /// As `piece_lens`, except that tokenizers gives every byte token a run of unknown
+    /// characters falls back to the whole run's place (a byte token of one character its
+    /// character's, which is the same thing for a run of one).
+    fn piece_spans(&self, piece: &str, ids: &[u32], carry: f32) -> Option<Vec<(usize, usize)>> {
+        let lens = Unigram::piece_lens(self, piece, ids, carry)?;
+        let mut spans = super::spans_one_after_another(lens.clone());
+        if self.huggingface && self.byte_fallback {
+            let fallen = |k: usize| lens[k] == 1 && matches!(self.vocab.kind(ids[k]), Some(TokenKind::Byte(_)));
+            let mut k = 0;
+            while k < ids.len() {
+                let run_end = (k..ids.len()).find(|&j| !fallen(j)).unwrap_or(ids.len());
+                if run_end > k + 1 {
+                    let whole = (spans[k].0, spans[run_end - 1].1);
+                    spans[k..run_end].iter_mut().for_each(|s| *s = whole);
+                }
+                k = run_end.max(k + 1);
+            }
+        }
+        Some(spans)
     }
     fn decoder(&self, normalizer: &Normalizer, _pretokenizer: &PreTokenizer) -> Decoder {
         Decoder::Metaspace {
