@@ -229,6 +229,14 @@ def test_components_tokenmill_does_not_run_are_refused_when_made() -> None:
             family.custom(object())
     with pytest.raises(tokenmill.ConfigError, match="dropout"):
         tm.models.BPE(dropout=0.1)
+    with pytest.raises(tokenmill.ConfigError, match="alpha"):
+        tm.models.Unigram(alpha=0.5)
+    # Without sampling, tokenizers cuts by Viterbi as tokenmill does; the settings stay off the file.
+    for m in (tm, hf):
+        unigram = m.models.Unigram([("<unk>", 0.0), ("a", -1.0)], 0, alpha=0.0, nbest_size=4)
+        assert (unigram.alpha, unigram.nbest_size) == (0.0, 4)
+    nodes = [json.loads(m.models.Unigram([("<unk>", 0.0)], 0, alpha=0.0).__getstate__()) for m in (tm, hf)]
+    assert nodes[0] == nodes[1]
     with pytest.raises(tokenmill.FormatError, match="model has no vocabulary"):
         tm.Tokenizer(tm.models.WordPiece()).encode("a")
     # An empty BPE model is a tokenizer of added tokens alone, as in tokenizers.

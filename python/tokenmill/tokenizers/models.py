@@ -311,9 +311,33 @@ class Unigram(Model):
             if unk is not None and not 0 <= unk < len(pieces):
                 raise _core.ConfigError(f"unk_id {unk} is outside the vocabulary of {len(pieces)} pieces")
         node = {"type": "Unigram", "unk_id": unk, "vocab": pieces, "byte_fallback": bool(byte_fallback)}
-        if alpha is not None or nbest_size is not None:
-            raise _core.ConfigError("Unigram sampling (alpha, nbest_size) is tokenmill.Tokenizer.encode_sampled here")
-        return cls._make(node)  # type: ignore[no-any-return]
+        made = cls._make(node)
+        made.alpha, made.nbest_size = alpha, nbest_size
+        return made  # type: ignore[no-any-return]
+
+    # Sampling settings, which tokenizers keeps out of the file too. With `alpha` 0 (or None)
+    # tokenizers cuts by Viterbi, as tokenmill does; any other draws a cut on every encode.
+    @property
+    def alpha(self) -> float | None:
+        return self.__dict__.get("_alpha")  # type: ignore[no-any-return]
+
+    @alpha.setter
+    def alpha(self, value: float | None) -> None:
+        if value:
+            raise _core.ConfigError(
+                f"Unigram alpha={value} (a sampled cut on every encode) is not run by tokenmill.tokenizers; "
+                "sample cuts with tokenmill.Tokenizer.encode_sampled instead"
+            )
+        self.__dict__["_alpha"] = None if value is None else float(value)
+
+    @property
+    def nbest_size(self) -> int | None:
+        """How many best cuts sampling draws from (unused without `alpha`)."""
+        return self.__dict__.get("_nbest_size")  # type: ignore[no-any-return]
+
+    @nbest_size.setter
+    def nbest_size(self, value: int | None) -> None:
+        self.__dict__["_nbest_size"] = value
 
     def _save(self, directory: Path, prefix: str) -> list[Path]:
         path = directory / f"{prefix}unigram.json"
