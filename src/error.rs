@@ -35,6 +35,11 @@ pub enum Error {
     #[error("character {ch:?} (U+{code:04X}) is not in the vocabulary and no unk_token is set")]
     OutOfVocabulary { ch: char, code: u32 },
 
+    /// Text a Hugging Face Unigram model without an unknown piece cannot cut (tokenizers'
+    /// own words, which callers may match).
+    #[error("Encountered an unknown token but `unk_id` is missing")]
+    MissingUnknownPiece,
+
     /// A word a WordLevel model does not hold, and no unknown token to fall back on.
     #[error("word {word:?} is not in the vocabulary and the model has no unknown token")]
     UnknownWord { word: String },

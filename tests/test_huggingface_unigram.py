@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
 
@@ -161,3 +162,34 @@ def test_written_back_files_give_the_same_ids(pair, multilingual_text: str, tmp_
     again = HFTokenizer.from_file(str(tmp_path / "tokenizer.json"))
     for text in multilingual_text.splitlines()[:40]:
         assert again.encode(text, add_special_tokens=False).ids == hf.encode(text, add_special_tokens=False).ids
+
+
+def _without_unknown_piece(tmp_path: Path) -> tuple[tokenmill.Tokenizer, Any]:
+    """A Unigram `tokenizer.json` with `unk_id: null`; "ab" is a piece but "b" alone is not."""
+    from tokenizers import Tokenizer as HF
+    from tokenizers import models, pre_tokenizers
+
+    pieces = [("▁", -1.0), ("a", -2.0), ("ab", -1.5), ("c", -2.5), ("▁a", -1.2), ("ca", -3.0)]
+    hf = HF(models.Unigram(pieces, None))
+    hf.pre_tokenizer = pre_tokenizers.Metaspace()
+    path = tmp_path / "no-unk.json"
+    hf.save(str(path))
+    assert json.loads(path.read_text())["model"]["unk_id"] is None
+    return tokenmill.Tokenizer.from_huggingface(path), hf
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet="abc x", max_size=12))
+def test_a_model_without_an_unknown_piece_refuses_what_tokenizers_refuses(tmp_path: Path, text: str) -> None:
+    """tokenizers gives up as soon as an unknown character would be the best way into a
+    position, even where a longer piece covers it in the end ("ab" with no "b"): tokenmill
+    refuses exactly the same texts, with tokenizers' message, and gives its ids otherwise."""
+    ours, theirs = _without_unknown_piece(tmp_path)
+    try:
+        expected = theirs.encode(text).ids
+    except Exception as e:  # tokenizers raises a plain Exception
+        with pytest.raises(tokenmill.OutOfVocabularyError, match="unknown token but `unk_id` is missing"):
+            ours.encode(text)
+        assert "unk_id" in str(e)
+    else:
+        assert ours.encode(text) == expected

@@ -453,12 +453,23 @@ def test_unsupported_pipelines_are_named(tmp_path: Path, stdlib_text: str) -> No
     )
     for bad, message in [
         (dict(data, pre_tokenizer={"type": "Whitespace"}), "Whitespace"),
-        (dict(data, model=dict(data["model"], unk_id=None)), "unknown piece"),
     ]:
         path = tmp_path / "tokenizer.json"
         path.write_text(json.dumps(bad), encoding="utf-8")
         with pytest.raises(FormatError, match=message):
             tokenmill.Tokenizer.from_huggingface(path)
+    # Without an unknown piece, tokenizers' own cut, which refuses what it cannot cut.
+    path = tmp_path / "no-unk.json"
+    path.write_text(json.dumps(dict(data, model=dict(data["model"], unk_id=None))), encoding="utf-8")
+    theirs = tokenizers.Tokenizer.from_file(str(path))
+    for line in stdlib_text.splitlines()[:200]:
+        try:
+            expected = theirs.encode(line, add_special_tokens=False).ids
+        except Exception:
+            with pytest.raises(tokenmill.OutOfVocabularyError, match="unk_id"):
+                tokenmill.Tokenizer.from_huggingface(path).encode(line)
+        else:
+            assert tokenmill.Tokenizer.from_huggingface(path).encode(line) == expected
     # Any normalizers before one Metaspace run as Hugging Face runs them (they were refused when
     # such files were read onto SentencePiece's rules).
     for good in (albert, dict(data, normalizer={"type": "Replace", "pattern": {"String": "``"}, "content": '"'})):

@@ -123,7 +123,7 @@ class TokenizerJson:
     def unigram(
         self,
         *,
-        unk_id: int,
+        unk_id: int | None,
         byte_fallback: bool,
         add_dummy_prefix: bool,
         remove_extra_whitespaces: bool,

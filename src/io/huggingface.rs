@@ -406,7 +406,9 @@ pub struct ByteLevelSettings<'a> {
 
 /// What a Unigram `tokenizer.json`'s components say, as the caller read them.
 pub struct UnigramSettings {
-    pub unk_id: u32,
+    /// None: the model has no unknown piece (Hugging Face's cut only), and text that would
+    /// need one is an error, as in tokenizers.
+    pub unk_id: Option<u32>,
     pub byte_fallback: bool,
     /// SentencePiece's normalizer: the whitespace flags and the `Precompiled` map.
     pub normalizer: SentencePieceNormalizerSpec,
@@ -429,11 +431,16 @@ impl HfDocument {
             .scores
             .as_ref()
             .ok_or_else(|| self.error("a Unigram model's vocab is a list of [piece, score]".into()))?;
-        let unk = settings.unk_id as usize;
-        if unk >= self.vocab.len() {
-            return Err(self.error(format!("Unigram models without an unknown piece (unk_id {unk}) are not supported")));
+        match settings.unk_id {
+            Some(unk) if unk as usize >= self.vocab.len() => {
+                return Err(self.error(format!("unk_id {unk} is past the model's {} pieces", self.vocab.len())))
+            }
+            None if !settings.huggingface => {
+                return Err(self.error("a Unigram model without an unknown piece is read with Hugging Face's cut only".into()))
+            }
+            _ => {}
         }
-        let vocab = self.piece_vocab(|id, _| id as usize == unk, settings.byte_fallback)?;
+        let vocab = self.piece_vocab(|id, _| Some(id) == settings.unk_id, settings.byte_fallback)?;
         // One score per piece of the model's own vocabulary: added tokens past it have none,
         // and are matched in text only.
         let scores = scores.clone();

@@ -44,7 +44,7 @@ pub fn to_py(err: Error) -> PyErr {
         Error::Io { .. } | Error::InvalidUtf8 { .. } | Error::EmptyCorpus(_) => CorpusError::new_err(msg),
         Error::Config(_) => ConfigError::new_err(msg),
         Error::Pattern { .. } => PatternError::new_err(msg),
-        Error::OutOfVocabulary { .. } | Error::UnknownWord { .. } => OutOfVocabularyError::new_err(msg),
+        Error::OutOfVocabulary { .. } | Error::UnknownWord { .. } | Error::MissingUnknownPiece => OutOfVocabularyError::new_err(msg),
         Error::IdOutOfRange { .. } => TokenIdError::new_err(msg),
         Error::DisallowedSpecial { .. } => DisallowedSpecialError::new_err(msg),
         Error::Format { .. } => FormatError::new_err(msg),

@@ -96,7 +96,7 @@ impl PyTokenizerJson {
     fn unigram(
         &self,
         py: Python<'_>,
-        unk_id: u32,
+        unk_id: Option<u32>,
         byte_fallback: bool,
         add_dummy_prefix: bool,
         remove_extra_whitespaces: bool,

@@ -61,9 +61,10 @@ each piece (f64 sums over every vocabulary entry). Files with ▁ as a suffix, a
 schemes after `WhitespaceSplit`, are read onto SentencePiece's rules instead, which differ from
 Hugging Face's in ways `_whitespace_shape` lists.
 
->>> tok = Tokenizer.from_sentencepiece("spm.model")          # doctest: +SKIP
->>> tok.to_huggingface("tokenizer.json")                     # doctest: +SKIP
->>> Tokenizer.from_huggingface("tokenizer.json").encode("Hello") == tok.encode("Hello")   # doctest: +SKIP
+>>> from tokenmill import Tokenizer
+>>> tok = Tokenizer.from_sentencepiece("spm.model")
+>>> tok.to_huggingface("tokenizer.json")
+>>> Tokenizer.from_huggingface("tokenizer.json").encode("Hello world") == tok.encode("Hello world")
 True
 """
 
@@ -166,7 +167,10 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
     """Writes a Unigram or SentencePiece BPE tokenizer as a `tokenizer.json` (the pipeline in
     the module docstring, with Hugging Face's Unigram or BPE model at the end).
 
-    >>> to_tokenizer_json("tokenizer.json", Tokenizer.from_sentencepiece("spm.model")._core)  # doctest: +SKIP
+    >>> from tokenmill import Tokenizer
+    >>> to_tokenizer_json("unigram.json", Tokenizer.from_sentencepiece("spm.model")._core)
+    >>> Tokenizer.from_huggingface("unigram.json").tokenize("Hello world")
+    ['▁H', 'ell', 'o', '▁world']
     """
     doc = json.loads(core.to_json())
     # Read from a tokenizer.json and run as Hugging Face runs it: written back with its own chain.
@@ -392,17 +396,19 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
     Face does), `<0xXX>` pieces byte tokens when the model falls back to bytes. `FormatError`
     names the part tokenmill cannot express.
 
-    >>> read_tokenizer_json(_core.TokenizerJson("tokenizer.json"), ..., "tokenizer.json")   # doctest: +SKIP
+    >>> from tokenmill import Tokenizer
+    >>> Tokenizer.from_sentencepiece("spm.model").to_huggingface("unigram.json")
+    >>> document, sections = hf.open_tokenizer_json("unigram.json")
+    >>> read_tokenizer_json(document, sections, "unigram.json").model_type
+    'unigram'
     """
     model = data["model"]
     size, has_scores = document.vocab_shape
     if not has_scores:
         raise _core.FormatError(f"{where}: a Unigram model's vocab is a list of [piece, score]")
     unk_id = model.get("unk_id")
-    if isinstance(unk_id, bool) or not isinstance(unk_id, int) or not 0 <= unk_id < size:
-        raise _core.FormatError(
-            f"{where}: Unigram models without an unknown piece (unk_id {unk_id!r}) are not supported"
-        )
+    if unk_id is not None and (isinstance(unk_id, bool) or not isinstance(unk_id, int) or not 0 <= unk_id < size):
+        raise _core.FormatError(f"{where}: unk_id {unk_id!r} is not the id of one of the model's {size} pieces")
     steps = hf._flat_normalizers(data.get("normalizer"))
     pre = data.get("pre_tokenizer")
     pre_steps = [] if pre is None else pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
@@ -411,6 +417,9 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
         # transformers 5's T5: words split at whitespace, a ▁ before each, a piece at each ▁.
         return _read_as_huggingface(document, model, unk_id, [*steps, _METASPACE_WORDS], pre_steps[1:], where)
     if len(pre_steps) <= 1 and all(s.get("type") == "Metaspace" for s in pre_steps):
+        if unk_id is None:
+            # Without an unknown piece, tokenizers' own cut (which then refuses unknown text).
+            return _read_as_huggingface(document, model, unk_id, steps, pre_steps, where)
         try:
             return _read_as_huggingface(document, model, unk_id, steps, pre_steps, where)
         except _core.FormatError as e:
@@ -431,6 +440,9 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
             f"{where}: normalizer {decomposing[0]} before Precompiled is not supported (Hugging Face then "
             "maps decomposed grapheme clusters character by character, which tokenmill does not copy)"
         )
+    if unk_id is None:
+        raise _core.FormatError(f"{where}: a Unigram model without an unknown piece (unk_id null) is read only "
+                                "with one Metaspace pre-tokenizer or none")
     leading_spec = "hf:" + json.dumps({"type": "Sequence", "normalizers": leading}) if leading else "none"
     for step in steps:
         if step.get("type") not in ("Precompiled", "Replace", "Strip", "Prepend"):
@@ -485,7 +497,7 @@ _SPLIT_AT_METASPACE = hf.HF_PREFIX + json.dumps(
 def _read_as_huggingface(
     document: _core.TokenizerJson,
     model: dict[str, Any],
-    unk_id: int,
+    unk_id: int | None,
     steps: list[dict[str, Any]],
     pre_steps: list[dict[str, Any]],
     where: str,

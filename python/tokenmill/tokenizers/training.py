@@ -177,6 +177,21 @@ def _unigram(texts: list[str], normalizer: Normalizer | None, trainer: Any, spec
         em_iterations=trainer.n_sub_iterations,
         show_progress=_progress(trainer),
     )
+    # tokenizers' layout: the unknown piece first when it is not a special token, then the
+    # special tokens in order (the unknown one in its place), then the learned pieces; without
+    # `unk_token`, no unknown piece at all (encoding text that needs one is then an error).
     core = tok._core
-    pieces = [[core.token_string(i), float(core.score(i) or 0.0)] for i in range(core.n_vocab)]
-    return {"type": "Unigram", "unk_id": 0, "vocab": pieces, "byte_fallback": False}
+    learned = [
+        [core.token_string(i), float(core.score(i) or 0.0)]
+        for i in range(core.n_vocab)
+        if core.token_kind(i) not in ("unknown", "special")
+    ]
+    head = [[t, 0.0] for t in specials]
+    if trainer.unk_token is None:
+        unk_id = None
+    elif trainer.unk_token in specials:
+        unk_id = specials.index(trainer.unk_token)
+    else:
+        head.insert(0, [trainer.unk_token, 0.0])
+        unk_id = 0
+    return {"type": "Unigram", "unk_id": unk_id, "vocab": head + learned, "byte_fallback": False}

@@ -103,15 +103,20 @@ pub fn viterbi(model: &impl Pieces, text: &str, base: f32, path: &mut Vec<(u32, 
 /// The best cut of `text` as Hugging Face's Unigram makes it: sums in f64 from 0 (each
 /// pre-tokenized piece alone), a later start replacing the best way into a position only if
 /// strictly higher. Fills `path` as `viterbi` does.
-pub fn viterbi_f64(model: &impl Pieces, text: &str, path: &mut Vec<(u32, u32, u32)>) {
+///
+/// Returns whether an unknown edge ever became the best way into a position, even one the
+/// final path avoids: where tokenizers, lacking an unknown piece, gives up.
+pub fn viterbi_f64(model: &impl Pieces, text: &str, path: &mut Vec<(u32, u32, u32)>) -> bool {
     thread_local! {
         static BEST64: std::cell::RefCell<Vec<(f64, u32, u32)>> = const { std::cell::RefCell::new(Vec::new()) };
     }
     path.clear();
     if text.is_empty() {
-        return;
+        return false;
     }
     const UNSET: u32 = u32::MAX;
+    let unk = model.unk_id();
+    let mut unknown_taken = false;
     BEST64.with_borrow_mut(|best| {
         best.clear();
         best.resize(text.len() + 1, (0.0, UNSET, 0));
@@ -120,6 +125,7 @@ pub fn viterbi_f64(model: &impl Pieces, text: &str, path: &mut Vec<(u32, u32, u3
             let to = &mut best[e.end as usize];
             if to.1 == UNSET || candidate > to.0 {
                 *to = (candidate, e.start, e.id);
+                unknown_taken |= e.id == unk;
             }
         });
         let mut pos = text.len();
@@ -128,7 +134,8 @@ pub fn viterbi_f64(model: &impl Pieces, text: &str, path: &mut Vec<(u32, u32, u3
             path.push((start, pos as u32, id));
             pos = start as usize;
         }
-    })
+    });
+    unknown_taken
 }
 
 /// How far the running score may go before SentencePiece (0.2.3 on) moves it back to 0.

@@ -37,6 +37,8 @@ pub struct Unigram {
     /// The pieces the lattice can use: ordinary and user-defined, not control, byte or unused.
     trie: CharTrie,
     user_defined: FxHashSet<u32>,
+    /// The unknown piece; `NO_UNKNOWN` for a Hugging Face model without one (`unk_id: null`),
+    /// which refuses text it would need it for.
     unk_id: u32,
     /// The unknown character's score: SentencePiece's f32 (widened), or Hugging Face's f64.
     unk_score: f64,
@@ -49,6 +51,9 @@ pub struct Unigram {
     /// Names this model's entries in the per-thread cache of cuts.
     cache_id: u64,
 }
+
+/// `Unigram::unk_id` of a model without an unknown piece: an id no token has.
+const NO_UNKNOWN: u32 = u32::MAX;
 
 /// Pieces up to this long have their cuts cached (per thread, per model), up to this many.
 const CACHED_PIECE_BYTES: usize = 64;
@@ -102,12 +107,13 @@ impl Unigram {
         byte_fallback: bool,
         with_trie: bool,
     ) -> Result<Self> {
-        let unk_id = vocab
-            .kinded()
-            .into_iter()
-            .find(|&(_, _, kind)| kind == TokenKind::Unknown)
-            .map(|(id, _, _)| id)
-            .ok_or_else(|| Error::config("a Unigram model needs a token of kind unknown (such as <unk>)"))?;
+        let unk_id = vocab.kinded().into_iter().find(|&(_, _, kind)| kind == TokenKind::Unknown).map(|(id, _, _)| id);
+        // Only Hugging Face's models (built without the trie here) may lack one.
+        let unk_id = match unk_id {
+            Some(id) => id,
+            None if !with_trie => NO_UNKNOWN,
+            None => return Err(Error::config("a Unigram model needs a token of kind unknown (such as <unk>)")),
+        };
         if scores.len() < vocab.dense_len() && vocab.ordinary().any(|(id, _)| id as usize >= scores.len()) {
             return Err(Error::config(format!(
                 "a Unigram model needs a score for every piece: {} scores for {} ids",
@@ -281,6 +287,17 @@ impl Unigram {
             self.emit(piece, path.iter().rev().copied(), |id, _| out.push(id));
             end
         })
+    }
+
+    /// `encode_piece` for a model without an unknown piece: text that needs one (an unknown
+    /// edge became the best way into some position, where tokenizers stops) is an error.
+    fn encode_without_unknown(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
+        let mut path = Vec::new();
+        if lattice::viterbi_f64(self, piece, &mut path) {
+            return Err(Error::MissingUnknownPiece);
+        }
+        self.emit(piece, path.iter().rev().copied(), |id, _| out.push(id));
+        Ok(())
     }
 
     /// Turns a cut, (start, end, id) in order, into ids with the length of text each covers:
@@ -461,6 +478,9 @@ impl super::PieceModel for Unigram {
     }
     #[inline]
     fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
+        if self.unk_id == NO_UNKNOWN {
+            return self.encode_without_unknown(piece, out);
+        }
         Unigram::encode_piece(self, piece, out);
         Ok(())
     }
@@ -512,7 +532,7 @@ impl super::PieceModel for Unigram {
         }
     }
     fn unknown_id(&self) -> Option<u32> {
-        Some(self.unk_id())
+        Some(self.unk_id()).filter(|&id| id != NO_UNKNOWN)
     }
     fn score(&self, id: u32) -> Option<f32> {
         Some(Unigram::score(self, id))
