@@ -48,6 +48,10 @@ pub enum Error {
     #[error("token id {id} is out of range (vocabulary has {n_vocab} ids)")]
     IdOutOfRange { id: u32, n_vocab: usize },
 
+    /// A token id inside the vocabulary's range that no token holds (a gap in its ids).
+    #[error("token id {id} holds no token: it is one of the unused ids inside this vocabulary's {n_vocab}")]
+    UnusedId { id: u32, n_vocab: usize },
+
     /// A special token appeared in text where the caller disallowed it.
     #[error("text contains the special token {token:?}, which is disallowed; pass it in allowed_special to encode it as a special token, or disallowed_special=() to encode it as ordinary text")]
     DisallowedSpecial { token: String },

@@ -140,6 +140,16 @@ def test_decode_ids_out_of_range(tok: tokenmill.Tokenizer) -> None:
             tok.decode([1, bad])
         with pytest.raises(TokenIdError):
             tok.decode_single_token_bytes(bad)
+
+
+def test_an_unused_id_inside_the_vocabulary_is_named_as_such() -> None:
+    # Special tokens placed past a gap leave ids that hold no token.
+    ranks = {bytes([b]): b for b in range(256)}
+    tok = tokenmill.Tokenizer.from_tiktoken(ranks, pattern="gpt2", special_tokens={"<eot>": 260})
+    with pytest.raises(TokenIdError, match="token id 258 holds no token: it is one of the unused ids"):
+        tok.decode([0, 258])
+    with pytest.raises(TokenIdError, match="token id 261 is out of range"):
+        tok.decode([0, 261])
         with pytest.raises(TokenIdError):
             tok.decode_with_offsets([bad])
 

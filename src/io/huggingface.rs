@@ -436,7 +436,9 @@ impl HfDocument {
                 return Err(self.error(format!("unk_id {unk} is past the model's {} pieces", self.vocab.len())))
             }
             None if !settings.huggingface => {
-                return Err(self.error("a Unigram model without an unknown piece is read with Hugging Face's cut only".into()))
+                return Err(
+                    self.error("a Unigram model without an unknown piece is read with Hugging Face's cut only".into())
+                )
             }
             _ => {}
         }

@@ -509,7 +509,11 @@ impl Vocab {
             Some(slot) => slot.as_deref(),
             None => self.sparse.get(&id).map(|b| &b[..]),
         };
-        found.ok_or(Error::IdOutOfRange { id, n_vocab: self.n_vocab })
+        found.ok_or(if (id as usize) < self.n_vocab {
+            Error::UnusedId { id, n_vocab: self.n_vocab }
+        } else {
+            Error::IdOutOfRange { id, n_vocab: self.n_vocab }
+        })
     }
 
     /// The id of an ordinary token.

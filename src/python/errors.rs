@@ -44,8 +44,10 @@ pub fn to_py(err: Error) -> PyErr {
         Error::Io { .. } | Error::InvalidUtf8 { .. } | Error::EmptyCorpus(_) => CorpusError::new_err(msg),
         Error::Config(_) => ConfigError::new_err(msg),
         Error::Pattern { .. } => PatternError::new_err(msg),
-        Error::OutOfVocabulary { .. } | Error::UnknownWord { .. } | Error::MissingUnknownPiece => OutOfVocabularyError::new_err(msg),
-        Error::IdOutOfRange { .. } => TokenIdError::new_err(msg),
+        Error::OutOfVocabulary { .. } | Error::UnknownWord { .. } | Error::MissingUnknownPiece => {
+            OutOfVocabularyError::new_err(msg)
+        }
+        Error::IdOutOfRange { .. } | Error::UnusedId { .. } => TokenIdError::new_err(msg),
         Error::DisallowedSpecial { .. } => DisallowedSpecialError::new_err(msg),
         Error::Format { .. } => FormatError::new_err(msg),
         Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(msg),
