@@ -19,6 +19,7 @@ _FLAGS = re.compile(r"\s*#\s*doctest:\s*[+-]\w+(?:\s*,\s*[+-]\w+)*\s*$")
 def fence_doctests(text: str) -> str:
     out: list[str] = []
     in_fence = in_example = False
+    example_indent = ""
     for line in text.split("\n"):
         stripped = line.lstrip()
         indent = line[: len(line) - len(stripped)]

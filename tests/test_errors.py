@@ -140,6 +140,8 @@ def test_decode_ids_out_of_range(tok: tokenmill.Tokenizer) -> None:
             tok.decode([1, bad])
         with pytest.raises(TokenIdError):
             tok.decode_single_token_bytes(bad)
+        with pytest.raises(TokenIdError):
+            tok.decode_with_offsets([bad])
 
 
 def test_an_unused_id_inside_the_vocabulary_is_named_as_such() -> None:
@@ -150,8 +152,6 @@ def test_an_unused_id_inside_the_vocabulary_is_named_as_such() -> None:
         tok.decode([0, 258])
     with pytest.raises(TokenIdError, match="token id 261 is out of range"):
         tok.decode([0, 261])
-        with pytest.raises(TokenIdError):
-            tok.decode_with_offsets([bad])
 
 
 def test_decode_invalid_utf8_follows_errors(tok: tokenmill.Tokenizer) -> None:
@@ -197,3 +197,19 @@ def test_save_to_bad_place(tmp_path: Path, tok: tokenmill.Tokenizer) -> None:
     with pytest.raises(CorpusError, match="no_dir"):
         tok.save(tmp_path / "no_dir" / "tok.json")
     assert not list(tmp_path.glob("**/.*tmp*"))
+
+
+def test_errors_are_tokenmills_own_and_pickle() -> None:
+    """Exceptions cross process boundaries (multiprocessing, Ray, datasets.map): each is
+    `tokenmill.<Name>` and survives pickling with its message."""
+    import pickle
+
+    names = ["TokenmillError", "ConfigError", "CorpusError", "FormatError", "PatternError"]
+    names += ["OutOfVocabularyError", "TokenIdError", "DisallowedSpecialError"]
+    for cls in (getattr(tokenmill, name) for name in names):
+        assert cls.__module__ == "tokenmill"
+        again = pickle.loads(pickle.dumps(cls("what went wrong")))
+        assert type(again) is cls and str(again) == "what went wrong"
+    with pytest.raises(TokenIdError) as raised:
+        tokenmill.train_bpe(["abc abc"], num_merges=1).decode([10**6])
+    assert str(pickle.loads(pickle.dumps(raised.value))) == str(raised.value)

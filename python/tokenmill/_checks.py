@@ -8,7 +8,7 @@ The CLI passes its options to the API unchanged, so both report the same message
 300
 >>> count("vocab_size", 2**64)
 Traceback (most recent call last):
-_core.ConfigError: vocab_size must be an int from 0 to 18446744073709551615, got 18446744073709551616
+tokenmill.ConfigError: vocab_size must be an int from 0 to 18446744073709551615, got 18446744073709551616
 """
 
 from __future__ import annotations

@@ -352,7 +352,7 @@ class ChatMethods:
         else the assistant messages' text). Needs jinja2.
 
         >>> tok.apply_chat_template([{"role": "user", "content": "Hi"}], chat_template="chatml",
-        ...                         add_generation_prompt=True, tokenize=False)     # doctest: +SKIP
+        ...                         add_generation_prompt=True, tokenize=False)
         '<|im_start|>user\\nHi<|im_end|>\\n<|im_start|>assistant\\n'
         """
         return apply(

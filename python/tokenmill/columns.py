@@ -11,8 +11,8 @@ few percent. Joining the per-document strings in Python (`to_pylist`) was the al
 buffers and costs a Python object per document. Decoding Parquet pages (~3 s per GB, one core) is
 what remains; it runs on a read-ahead thread while Rust counts the previous batch.
 
->>> import pyarrow as pa                                       # doctest: +SKIP
->>> column_buffers(pa.array(["ab", None, "c"]))                # doctest: +SKIP
+>>> import pyarrow as pa
+>>> column_buffers(pa.array(["ab", None, "c"]))   # (data, offsets, offset width): None is ""
 (b'abc', b'\\x00\\x00\\x00\\x00\\x02\\x00\\x00\\x00\\x02\\x00\\x00\\x00\\x03\\x00\\x00\\x00', 4)
 """
 

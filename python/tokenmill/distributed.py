@@ -5,9 +5,12 @@ pruning to the memory budget. Token shards (`encode_corpus_on_ray`): one task pe
 
 The plan people use on large corpora — count on the cluster, train on one machine:
 
->>> counts = count_words_on_ray("/data/shards/*.parquet", max_memory="8GB")   # doctest: +SKIP
->>> counts.save("corpus.counts")                                               # doctest: +SKIP
->>> tok = tokenmill.train_bpe(counts, vocab_size=65536)                        # doctest: +SKIP
+>>> import tokenmill
+>>> counts = count_words_on_ray(["corpus.txt", "en.txt", "de.txt"], max_memory="64MB")
+>>> counts.save("corpus.counts")
+>>> tok = tokenmill.train_bpe(tokenmill.WordCounts.load("corpus.counts"), vocab_size=400)
+>>> tok.tokenize("Hello world")
+['Hello', 'Ġworld']
 
 Every task is a pure function of its shard: it returns its counts and writes nothing, so a task
 that Ray retries after a worker died starts afresh and only the result of the attempt that
@@ -175,8 +178,9 @@ def count_words_on_ray(
     threads. A failed task is retried `max_retries` times. `runtime_env` is passed to the
     tasks (e.g. ``{"pip": ["tokenmill"]}`` for nodes without it).
 
-    >>> counts = count_words_on_ray(["a.txt", "b.txt"], pattern="whitespace")   # doctest: +SKIP
-    >>> counts == tokenmill.count_words(["a.txt", "b.txt"], pattern="whitespace")  # doctest: +SKIP
+    >>> import tokenmill
+    >>> counts = count_words_on_ray(["en.txt", "de.txt"], pattern="whitespace")
+    >>> counts == tokenmill.count_words(["en.txt", "de.txt"], pattern="whitespace")
     True
     """
     specials = _checks.texts("special_tokens", special_tokens)
@@ -401,7 +405,13 @@ def encode_corpus_on_ray(
     `cpus_per_task` threads; the driver records each finished shard in the manifest. The files
     are the same, byte for byte, as one machine writes, and an interrupted run resumes the same way.
 
-    >>> encode_corpus_on_ray("/data/*.parquet", tok, "/shared/tokens")   # doctest: +SKIP
+    >>> from tokenmill.shards import encode_corpus
+    >>> m = encode_corpus_on_ray(["en.txt", "de.txt"], tok, "tokens/", separator="\\n")
+    >>> m["documents"], m["tokens"]
+    (6, 47)
+    >>> one = encode_corpus(["en.txt", "de.txt"], tok, "here/", separator="\\n")
+    >>> [s["sha256"] for s in m["shards"]] == [s["sha256"] for s in one["shards"]]
+    True
     """
     from tokenmill import shards
 

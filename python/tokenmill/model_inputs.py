@@ -292,8 +292,11 @@ class ModelInputMethods:
         template's special tokens and type ids, truncation (with overflowing windows) and
         padding. Offsets are character offsets into the original text.
 
-        >>> enc = tok.encode_for_model("Hello world")        # doctest: +SKIP
-        >>> enc.ids, enc.offsets, enc.attention_mask          # doctest: +SKIP
+        >>> enc = bert.encode_for_model("Hello world")   # bert-base-uncased: [CLS] $A [SEP]
+        >>> enc.tokens
+        ['[CLS]', 'hello', 'world', '[SEP]']
+        >>> enc.ids, enc.offsets, enc.attention_mask
+        ([101, 7592, 2088, 102], [(0, 0), (0, 5), (6, 11), (0, 0)], [1, 1, 1, 1])
         """
         text, pair = _checks.input_text(text), None if pair is None else _checks.input_text(pair)
         return self._core.encode_for_model(text, pair, add_special_tokens)
@@ -339,9 +342,14 @@ class ModelInputMethods:
         the tokenizer's own settings for the call. ``return_tensors="np"`` builds numpy arrays
         in Rust, with no Python object per token.
 
-        >>> tok(["a text", "another"], padding=True, truncation=True, max_length=512,
-        ...     return_tensors="np")["input_ids"].shape        # doctest: +SKIP
-        (2, 3)
+        >>> inputs = bert(["a text", "another"], padding=True, truncation=True, max_length=512,
+        ...               return_tensors="np")
+        >>> inputs["input_ids"]
+        array([[ 101, 1037, 3793,  102],
+               [ 101, 2178,  102,    0]])
+        >>> inputs["attention_mask"]
+        array([[1, 1, 1, 1],
+               [1, 1, 1, 0]])
         """
         settings = call_settings(
             self,
@@ -393,7 +401,16 @@ class ModelInputMethods:
         ``"[CLS] $A [SEP]"`` and ``"[CLS] $A [SEP] $B:1 [SEP]:1"`` (`:N` is the type id).
         Special tokens are looked up in the vocabulary unless `special_tokens` gives their ids.
 
-        >>> tok.set_template("<|begin_of_text|> $A")      # doctest: +SKIP
+        >>> import tokenmill
+        >>> gpt = tokenmill.load("cl100k_base.tiktoken")
+        >>> gpt.encode_for_model("Hello world").ids
+        [9906, 1917]
+        >>> gpt.set_template("<|endoftext|> $A", "<|endoftext|> $A <|endoftext|> $B:1")
+        >>> gpt.encode_for_model("Hello world").ids
+        [100257, 9906, 1917]
+        >>> enc = gpt.encode_for_model("Hello", "world")
+        >>> enc.ids, enc.type_ids
+        ([100257, 9906, 100257, 14957], [0, 0, 0, 1])
         """
         self._set_post_processor(template(self, single, pair, special_tokens))  # type: ignore[arg-type]
 

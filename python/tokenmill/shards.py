@@ -186,9 +186,11 @@ def encode_corpus(
     no documents); they and JSON Lines are read and encoded in Rust, no Python object per
     document.
 
-    >>> m = encode_corpus("shards/*.parquet", tok, "tokens/")        # doctest: +SKIP
-    >>> m["dtype"], m["documents"], m["tokens"]                      # doctest: +SKIP
-    ('<u2', 120000, 98123456)
+    >>> m = encode_corpus(["en.txt", "de.txt"], tok, "tokens/", separator="\\n")   # a line a document
+    >>> m["dtype"], m["end_of_document"], m["documents"], m["tokens"]   # cl100k_base: ids >= 65536
+    ('<u4', 100257, 6, 47)
+    >>> [(s["source"].rsplit("/", 1)[-1], s["documents"], s["tokens"]) for s in m["shards"]]
+    [('en.txt', 3, 22), ('de.txt', 3, 25)]
     """
     settings = settings_for(tokenizer, end_of_document, sequence_length, text_field, allowed_special, separator)
     _checks.count("documents_per_shard", documents_per_shard, minimum=1)
@@ -673,11 +675,14 @@ def _write_new(path: Path, data: bytes) -> None:
 class TokenShards:
     """Reads an output directory with numpy (memory-mapped, nothing loaded).
 
-    The ids of shard 0's sixth document, end-of-text token last:
+    The ids of shard 0's second document, end-of-text token last:
 
-    >>> shards = TokenShards("tokens/")                  # doctest: +SKIP
-    >>> shards.document(0, 5)                            # doctest: +SKIP
-    memmap([1820, 318, 257, 3797, 13, 50256], dtype=uint16)
+    >>> manifest = encode_corpus("en.txt", tok, "tokens/", separator="\\n")
+    >>> shards = TokenShards("tokens/")
+    >>> shards.document(0, 1)
+    memmap([  1687,    527,   2133,    311,    279,   6246,     13, 100257], dtype=uint32)
+    >>> tok.decode(shards.document(0, 1).tolist())
+    'We are going to the park.<|endoftext|>'
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:

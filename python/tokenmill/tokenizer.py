@@ -41,9 +41,15 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
     This file holds encoding, decoding and the vocabulary; files (`formats/files.py`), model
     inputs (`model_inputs.py`) and chat templates (`chat.py`) come from the classes it extends.
 
-    >>> tok = Tokenizer.load("tok.json")          # doctest: +SKIP
-    >>> tok.decode(tok.encode("hello world"))     # doctest: +SKIP
+    >>> tok                       # OpenAI's cl100k_base, read by `from_tiktoken`
+    <tokenmill.Tokenizer byte-level BPE, 100261 tokens, pattern='cl100k'>
+    >>> tok.encode("hello world")
+    [15339, 1917]
+    >>> tok.decode([15339, 1917])
     'hello world'
+    >>> tok.save("tok.json")
+    >>> Tokenizer.load("tok.json").encode("hello world")
+    [15339, 1917]
     """
 
     __slots__ = ("_core", "_settings", "_call_cores", "_chat")
@@ -75,7 +81,11 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
         """The tokenizer that training with this smaller `vocab_size` would have given: merges
         form a prefix, so it keeps the special tokens, the base alphabet and the first merges.
 
-        >>> small = tok.truncated(1000)   # doctest: +SKIP
+        >>> small = tok.truncated(1000)
+        >>> small.vocab_size, small.tokenize("hello world")
+        (1000, ['h', 'el', 'lo', 'Ġw', 'or', 'ld'])
+        >>> small.special_tokens == tok.special_tokens
+        True
         """
         if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
             raise _core.ConfigError(f"vocab_size must be an int, got {vocab_size!r}")
@@ -106,10 +116,16 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
         `alpha` (as SentencePiece does); ``dropout=p`` is BPE-dropout by name. `seed` repeats a
         draw. The piece cache is not used for (or filled by) sampled cuts.
 
-        >>> tok.encode("hi<|endoftext|>", allowed_special="all")   # doctest: +SKIP
-        [5067, 0]
-        >>> tok.encode("lowest", dropout=0.1, seed=7)   # doctest: +SKIP
-        [75, 322, 83]
+        >>> tok.encode("hi<|endoftext|>", allowed_special="all")
+        [6151, 100257]
+        >>> tok.encode("hi<|endoftext|>")
+        Traceback (most recent call last):
+        ...
+        tokenmill.DisallowedSpecialError: text contains the special token "<|endoftext|>", which is disallowed; ...
+        >>> tok.encode("hi<|endoftext|>", disallowed_special=())
+        [6151, 27, 91, 8862, 728, 428, 91, 29]
+        >>> tok.encode("lowest"), tok.encode("lowest", dropout=0.3, seed=7)
+        ([90998], [10516, 478])
         """
         if sample or dropout is not None or alpha is not None or seed is not None:
             if dropout is not None:
@@ -178,8 +194,8 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
         BPE: BPE-dropout, each merge skipped with probability `alpha` (0 gives `encode`'s ids).
         The same `seed` gives the same ids; none draws a seed.
 
-        >>> tok.encode_sampled("New York", alpha=0.1, seed=1)   # doctest: +SKIP
-        [12, 931, 87]
+        >>> tok.encode("tokenization"), tok.encode_sampled("tokenization", alpha=0.3, seed=1)
+        ([5963, 2065], [5963, 450, 367])
         """
         alpha, seed = self._sampling_args(alpha, seed)
         return self._core.encode_sampled(text, alpha, seed)
@@ -201,8 +217,9 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
         """The `n` best cuts of `text` (Unigram) as (ids, score), best first; the score is the
         sum of the pieces' log-probabilities.
 
-        >>> [ids for ids, _ in tok.nbest("hello", 2)]   # doctest: +SKIP
-        [[151], [23, 87]]
+        >>> unigram = Tokenizer.from_sentencepiece("spm.model")
+        >>> [([unigram.id_to_token(i) for i in ids], round(score, 2)) for ids, score in unigram.nbest("hello", 2)]
+        [(['▁', 'he', 'll', 'o'], -18.02), (['▁', 'h', 'ell', 'o'], -19.67)]
         """
         n = _checks.count("n", n, minimum=1, maximum=1024)
         return self._core.nbest(text, n)
@@ -272,7 +289,11 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
         """Every document of `files` encoded in Rust on all cores: (flat ids, offsets), document
         j is ``ids[offsets[j]:offsets[j + 1]]`` (see `tokenmill.encode_files.encode_files`).
 
-        >>> ids, offsets = tok.encode_files("docs/*.txt", separator="\\n\\n")   # doctest: +SKIP
+        >>> ids, offsets = tok.encode_files(["en.txt", "de.txt"], separator="\\n")
+        >>> offsets
+        array([ 0,  6, 13, 19, 26, 32, 41], dtype=uint64)
+        >>> tok.decode(ids[offsets[1]:offsets[2]].tolist())
+        'We are going to the park.'
         """
         from tokenmill.encode_files import encode_files
 
@@ -304,8 +325,10 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
     def tokenize(self, text: str) -> list[str]:
         """The tokens of `text` as the vocabulary spells them (`id_to_token`).
 
-        >>> tok.tokenize("lowest")   # doctest: +SKIP
-        ['low', 'est</w>']
+        >>> tok.tokenize("hello world")
+        ['hello', 'Ġworld']
+        >>> bert.tokenize("unaffable")
+        ['una', '##ffa', '##ble']
         """
         spell = self._core.token_string
         return [spell(i) for i in self.encode(text, disallowed_special=())]
@@ -335,9 +358,9 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
     def decode_stream(self, *, skip_special_tokens: bool = False, errors: str = "replace") -> DecodeStream:
         """A decoder for ids that arrive one at a time (see `tokenmill.streaming.DecodeStream`).
 
-        >>> stream = tok.decode_stream()                      # doctest: +SKIP
-        >>> [stream.step(i) for i in tok.encode("héllo")]   # doctest: +SKIP
-        ['h', '', 'éllo']
+        >>> stream = tok.decode_stream()
+        >>> [stream.step(i) for i in tok.encode("東京 hello")]   # 東 ends in the second token
+        ['', '東', '京', ' hello']
         """
         from tokenmill.streaming import DecodeStream
 
@@ -393,8 +416,10 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
         (`"▁world"`, `"<0x41>"`), a WordPiece token (`"##ing"`), a special token's text. Its
         bytes are `decode_single_token_bytes`.
 
-        >>> tok.id_to_token(tok.token_to_id(" world"))   # doctest: +SKIP
+        >>> tok.id_to_token(tok.token_to_id(" world"))
         'Ġworld'
+        >>> tok.decode_single_token_bytes(tok.token_to_id(" world"))
+        b' world'
         """
         try:
             return self._core.token_string(id)

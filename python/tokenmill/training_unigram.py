@@ -40,9 +40,11 @@ def train_unigram(
     `character_coverage` of the text leaves out are unknown. `normalizer` runs before the
     SentencePiece whitespace rules (tabs and line breaks count as spaces).
 
-    >>> tok = train_unigram("corpus.txt", vocab_size=16000)   # doctest: +SKIP
-    >>> tok.tokenize("Hello world")                           # doctest: +SKIP
-    ['▁Hello', '▁world']
+    >>> tok = train_unigram("corpus.txt", vocab_size=100)
+    >>> tok
+    <tokenmill.Tokenizer Unigram, 100 tokens, pattern='metaspace'>
+    >>> tok.tokenize("Hello world")
+    ['▁H', 'ell', 'o', '▁world']
     """
     from tokenmill.counting import WordCounts
 

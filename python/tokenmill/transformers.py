@@ -4,8 +4,12 @@ Hugging Face tokenizers. Everything a transformers tokenizer does — `tok(texts
 truncation=..., return_tensors=...)`, `batch_decode`, `apply_chat_template`, `save_pretrained` —
 then gives the stock tokenizer's results (tests/test_transformers_on_tokenmill.py).
 
->>> tok = from_pretrained("path/to/model")                       # doctest: +SKIP
->>> tok(["Hello world"], padding=True, return_tensors="np")      # doctest: +SKIP
+>>> tok = from_pretrained("bert-base-uncased/")   # tokenizer.json, tokenizer_config.json, ...
+>>> tok(["Hello world", "Hi"], padding=True, return_tensors="np")["input_ids"]
+array([[ 101, 7592, 2088,  102],
+       [ 101, 7632,  102,    0]])
+>>> tok.batch_decode([[101, 7592, 2088, 102]], skip_special_tokens=True)
+['hello world']
 
 The one-line equivalent with transformers' own loader::
 

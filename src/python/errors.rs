@@ -4,35 +4,35 @@ use crate::error::Error;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-pyo3::create_exception!(_core, TokenmillError, PyValueError, "Base class of every error tokenmill raises.");
-pyo3::create_exception!(_core, ConfigError, TokenmillError, "A parameter is out of range or contradicts another.");
+pyo3::create_exception!(tokenmill, TokenmillError, PyValueError, "Base class of every error tokenmill raises.");
+pyo3::create_exception!(tokenmill, ConfigError, TokenmillError, "A parameter is out of range or contradicts another.");
 pyo3::create_exception!(
-    _core,
+    tokenmill,
     CorpusError,
     TokenmillError,
     "A corpus file is missing, unreadable, not UTF-8 where it must be, or empty."
 );
 pyo3::create_exception!(
-    _core,
+    tokenmill,
     FormatError,
     TokenmillError,
     "A tokenizer or vocabulary file is truncated, corrupt or of another format."
 );
 pyo3::create_exception!(
-    _core,
+    tokenmill,
     PatternError,
     TokenmillError,
     "A pre-tokenizer pattern does not compile or names no preset."
 );
 pyo3::create_exception!(
-    _core,
+    tokenmill,
     OutOfVocabularyError,
     TokenmillError,
     "Text holds a character the vocabulary cannot represent."
 );
-pyo3::create_exception!(_core, TokenIdError, TokenmillError, "A token id the vocabulary does not hold.");
+pyo3::create_exception!(tokenmill, TokenIdError, TokenmillError, "A token id the vocabulary does not hold.");
 pyo3::create_exception!(
-    _core,
+    tokenmill,
     DisallowedSpecialError,
     TokenmillError,
     "Text holds a special token the call disallowed."

@@ -6,8 +6,16 @@ returns plain data (dataclasses with ``to_dict()`` and ``format()``); `tokenmill
 draws them with matplotlib.
 
 >>> from tokenmill import analysis
->>> table = analysis.fertility(["cl100k_base", "o200k_base"], {"en": "en.txt", "ja": "ja.txt"})  # doctest: +SKIP
->>> print(table.format())                                                                       # doctest: +SKIP
+>>> table = analysis.fertility(["cl100k_base", "o200k_base"], {"en": "en.txt", "ja": "ja.txt"})
+>>> print(table.format())
+tokenizer    group  bytes  words  tokens  bytes/token  chars/token  tokens/word  byte-token %  unk %
+-----------  -----  -----  -----  ------  -----------  -----------  -----------  ------------  -----
+cl100k_base  en     79     16     19      4.158        4.158        1.188        0.00          0.00
+cl100k_base  ja     102    30     34      3.000        1.059        1.133        11.76         0.00
+cl100k_base  (all)  181    46     53      3.415        2.170        1.152        6.63          0.00
+o200k_base   en     79     16     19      4.158        4.158        1.188        0.00          0.00
+o200k_base   ja     102    30     26      3.923        1.385        0.867        0.00          0.00
+o200k_base   (all)  181    46     45      4.022        2.556        0.978        0.00          0.00
 """
 
 from tokenmill.analysis._load import load_tokenizer, load_tokenizers

@@ -6,9 +6,9 @@ threads into one flat id buffer, and numpy's `bincount` adds the ids up (without
 ids and a `Counter`). Special-token text counts as ordinary text: an analysis measures what text
 costs, and text is not a prompt template.
 
->>> ids, tokens = count_ids(tok, ["hello world", "hello"])   # doctest: +SKIP
->>> tokens   # doctest: +SKIP
-[2, 1]
+>>> ids, tokens = count_ids(tok, ["hello world", "hello"])   # cl100k_base
+>>> tokens, ids[15339], ids[1917]   # tokens per text; "hello" twice, " world" once
+([2, 1], 2, 1)
 """
 
 from __future__ import annotations
@@ -30,11 +30,13 @@ from tokenmill.tokenizer import Tokenizer
 class IdCounter:
     """Counts of each id over batches of texts, kept in a numpy array when numpy is there.
 
-    >>> counter = IdCounter(tok)                  # doctest: +SKIP
-    >>> counter.add(["hello world", "hello"])     # doctest: +SKIP
+    >>> counter = IdCounter(tok)
+    >>> counter.add(["hello world", "hello"])
     [2, 1]
-    >>> counter.total                             # doctest: +SKIP
-    3
+    >>> counter.add(["goodbye world"])
+    [3]
+    >>> counter.total, counter.counts()[1917]   # " world" twice
+    (6, 2)
     """
 
     def __init__(self, tok: Tokenizer, *, num_threads: int | None = None) -> None:
@@ -119,9 +121,13 @@ def count_group(
 ) -> GroupCounts:
     """Counts `group` for every tokenizer of `toks`: files in one pass in Rust, texts in a batch.
 
-    >>> c = count_group([tok], Texts(["hello world"]), words=True)   # doctest: +SKIP
-    >>> c.words, c.tokens   # doctest: +SKIP
-    (2, [2])
+    >>> from pathlib import Path
+    >>> from tokenmill.analysis._corpus import Files, Texts
+    >>> c = count_group([tok, bert], Texts(["hello world"]), words=True)
+    >>> c.words, c.tokens
+    (2, [2, 2])
+    >>> count_group([tok, bert], Files([Path("en.txt")])).tokens
+    [19, 19]
     """
     if isinstance(group, Files):
         raw = _core.count_files_for(

@@ -1,8 +1,9 @@
 """Any tokenizer tokenmill can load, from one argument: what every analysis accepts.
 
->>> name, tok = load_tokenizer("cl100k_base")     # doctest: +SKIP
->>> name   # doctest: +SKIP
-'cl100k_base'
+>>> load_tokenizer("cl100k_base")   # an OpenAI encoding name
+('cl100k_base', <tokenmill.Tokenizer byte-level BPE, 100261 tokens, pattern='cl100k'>)
+>>> load_tokenizer("unigram=spm.model")   # a file, with a label
+('unigram', <tokenmill.Tokenizer Unigram, 120 tokens, pattern='metaspace'>)
 """
 
 from __future__ import annotations

@@ -2,9 +2,13 @@
 is a byte token (a SentencePiece byte-fallback piece, or a byte-level token that is not whole
 UTF-8 characters: a character the vocabulary spells byte by byte).
 
->>> table = token_table(tok)              # doctest: +SKIP
->>> table.kinds[0], table.token_bytes[0]   # doctest: +SKIP
+>>> table = token_table(tok)   # cl100k_base
+>>> table.kinds[0], table.token_bytes[0]
 ('normal', b'!')
+>>> table.kinds[100257], table.token_bytes[100257], table.kinds[100261]
+('special', b'<|endoftext|>', None)
+>>> sum(table.byte_pieces)   # tokens that are not whole UTF-8 characters
+773
 """
 
 from __future__ import annotations

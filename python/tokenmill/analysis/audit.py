@@ -20,11 +20,26 @@ rarely or never produced keep their initial vectors and make models misbehave (t
   ``embedding norm`` / ``near the mean embedding`` (2), a norm or a distance to the mean
   embedding more than `z_threshold` standard deviations below the others.
 
->>> report = audit_tokens("cl100k_base", "reference.txt")     # doctest: +SKIP
->>> report.entries[0].reasons                                 # doctest: +SKIP
-['never seen', 'unreachable']
->>> report = audit_tokens(tok, "reference.txt", embeddings=lm_head)   # doctest: +SKIP
->>> report.most_like_unused(3)      # (id, token, similarity), most like the unused first  # doctest: +SKIP
+A SentencePiece model audited on its own training text: pieces that only ever occur inside
+longer ones.
+
+>>> report = audit_tokens("spm.model", "corpus.txt")
+>>> report.reason_counts
+{'never seen': 8, 'only inside longer tokens': 8}
+>>> entry = report.entries[0]
+>>> entry.id, entry.token, entry.count, entry.inside_count, entry.reasons
+(110, 'q', 0, 2, ['never seen', 'only inside longer tokens'])
+
+With an output matrix in which those 8 rows, and the row of ``▁pe`` (id 57), stayed near
+where training started:
+
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> lm_head = rng.normal(size=(120, 16))
+>>> lm_head[[e.id for e in report.entries] + [57]] = rng.normal(size=16) + 0.1 * rng.normal(size=(9, 16))
+>>> report = audit_tokens("spm.model", "corpus.txt", embeddings=lm_head)
+>>> report.most_like_unused(1)      # (id, token, similarity), most like the unused first
+[(57, '▁pe', 0.95...)]
 """
 
 from __future__ import annotations

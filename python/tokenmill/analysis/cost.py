@@ -1,9 +1,15 @@
 """Token counting and cost: tokens per file and in total, and what they cost at a price per
 million tokens — the first question of anyone paying for an API by the token.
 
->>> report = count_tokens("cl100k_base", ["a.txt", "b.txt"], price_per_million=2.5)   # doctest: +SKIP
->>> report.total_tokens, report.total_cost   # doctest: +SKIP
-(1234, 0.003085)
+>>> report = count_tokens("cl100k_base", ["en.txt", "de.txt"], price_per_million=2.5)
+>>> report.total_tokens, report.total_cost
+(41, 0.0001025)
+>>> print(report.format())
+tokenizer    file    bytes  tokens  cost at 2.5/M
+-----------  ------  -----  ------  -------------
+cl100k_base  en.txt  79     19      0.000048
+cl100k_base  de.txt  76     22      0.000055
+cl100k_base  total   155    41      0.000102
 """
 
 from __future__ import annotations

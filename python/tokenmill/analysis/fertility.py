@@ -1,11 +1,22 @@
 """Compression and fertility: what a tokenizer makes of a corpus, per group (a language, a file),
 several tokenizers side by side; and the token premium of each language on parallel text.
 
->>> table = fertility(["cl100k_base", "o200k_base"], {"en": "en.txt", "de": "de.txt"})   # doctest: +SKIP
->>> print(table.format())                                                                 # doctest: +SKIP
->>> premium = parallel_premium(["cl100k_base"], {"en": ["Hello."], "de": ["Hallo."]})     # doctest: +SKIP
->>> premium.premium["cl100k_base"]["de"]                                                 # doctest: +SKIP
-1.0
+>>> table = fertility(["cl100k_base", "o200k_base"], {"en": "en.txt", "de": "de.txt"})
+>>> print(table.format())
+tokenizer    group  bytes  words  tokens  bytes/token  chars/token  tokens/word  byte-token %  unk %
+-----------  -----  -----  -----  ------  -----------  -----------  -----------  ------------  -----
+cl100k_base  en     79     16     19      4.158        4.158        1.188        0.00          0.00
+cl100k_base  de     76     15     22      3.455        3.364        1.467        0.00          0.00
+cl100k_base  (all)  155    31     41      3.780        3.732        1.323        0.00          0.00
+o200k_base   en     79     16     19      4.158        4.158        1.188        0.00          0.00
+o200k_base   de     76     15     18      4.222        4.111        1.200        0.00          0.00
+o200k_base   (all)  155    31     37      4.189        4.135        1.194        0.00          0.00
+>>> premium = parallel_premium(["cl100k_base", "o200k_base"],
+...                            {"en": ["The train leaves at nine."], "de": ["Der Zug fährt um neun."]})
+>>> premium.tokens
+{'cl100k_base': {'en': 6, 'de': 9}, 'o200k_base': {'en': 6, 'de': 6}}
+>>> premium.premium["cl100k_base"]["de"], premium.premium["o200k_base"]["de"]
+(1.5, 1.0)
 
 Words are counted as `tokenmill.analysis._words` says (Unicode word segmentation: each Han
 character is a word, so tokens/word works for Chinese and Japanese).
@@ -76,10 +87,13 @@ class FertilityTable:
     def format_pivot(self, metric: str = "tokens_per_word") -> str:
         """One metric with a row per group and a column per tokenizer: the side-by-side view.
 
-        >>> print(table.format_pivot("bytes_per_token"))   # doctest: +SKIP
+        >>> table = fertility(["cl100k_base", "o200k_base"], {"en": "en.txt", "ja": "ja.txt"})
+        >>> print(table.format_pivot("bytes_per_token"))
         bytes_per_token  cl100k_base  o200k_base
         ---------------  -----------  ----------
-        en               3.581        3.588
+        en               4.158        4.158
+        ja               3.000        3.923
+        (all)            3.415        4.022
         """
         pivot = self.pivot(metric)
         names = list(dict.fromkeys(r.tokenizer for r in self.rows))
@@ -111,9 +125,9 @@ def fertility(
     tokenizer on each group of `corpus` (see `corpus_groups`), plus an ``(all)`` row per
     tokenizer when there are several groups.
 
-    >>> t = fertility(tok, {"en": ["one two three"]})        # doctest: +SKIP
-    >>> t.rows[0].tokens_per_word   # doctest: +SKIP
-    1.0
+    >>> t = fertility({"cl100k": tok}, {"en": ["one two three"], "ja": ["東京は日本の首都です。"]})
+    >>> [(r.group, r.words, r.tokens, r.tokens_per_word) for r in t.rows]
+    [('en', 3, 3, 1.0), ('ja', 10, 11, 1.1), ('(all)', 13, 14, 1.0769230769230769)]
     """
     toks = load_tokenizers(tokenizers)
     groups = corpus_groups(corpus)
@@ -194,9 +208,9 @@ def parallel_premium(
     language), each language's tokens over the reference's (Petrov et al. 2023 call it the
     tokenization premium); 1.0 is parity, 2.0 costs twice the tokens for the same content.
 
-    >>> p = parallel_premium(tok, {"en": ["a b"], "xx": ["a b a b"]})   # doctest: +SKIP
-    >>> p.premium[name]["xx"]   # doctest: +SKIP
-    2.0
+    >>> p = parallel_premium({"cl100k": tok}, {"en": ["a b"], "xx": ["a b a b"]})
+    >>> p.premium
+    {'cl100k': {'en': 1.0, 'xx': 2.0}}
     """
     toks = load_tokenizers(tokenizers)
     if not isinstance(texts, Mapping) or reference not in texts:

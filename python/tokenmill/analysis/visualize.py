@@ -1,10 +1,15 @@
 """See the tokens: a self-contained HTML page (token boundaries coloured, id and bytes on hover,
 several tokenizers side by side) and a terminal rendering.
 
->>> page = tokens_html(["cl100k_base", "o200k_base"], "Hello, wörld! 12345")   # doctest: +SKIP
->>> Path("tokens.html").write_text(page)                                         # doctest: +SKIP
->>> print(tokens_terminal("cl100k_base", "Hello", color=False))                 # doctest: +SKIP
-Hello
+>>> page = tokens_html(["cl100k_base", "o200k_base"], "Hello, wörld! 12345")
+>>> with open("tokens.html", "w", encoding="utf-8") as f:
+...     _ = f.write(page)
+>>> print(tokens_terminal(["cl100k_base", "o200k_base"], "Hello, wörld! 12345", color=False))
+cl100k_base (9 tokens)
+Hello|,| w|ör|ld|!| |123|45
+<BLANKLINE>
+o200k_base (9 tokens)
+Hello|,| w|ör|ld|!| |123|45
 """
 
 from __future__ import annotations
@@ -39,8 +44,12 @@ def token_pieces(tok: Tokenizer, text: str) -> list[TokenPiece]:
     """The tokens of `text` with the characters each covers; joined with `before`, the pieces
     give back the text (up to what follows the last token, see `TokenView.tail`).
 
-    >>> [p.text for p in token_pieces(tok, "hello world")]   # doctest: +SKIP
+    >>> [p.text for p in token_pieces(tok, "hello world")]   # cl100k_base
     ['hello', ' world']
+    >>> [(p.text, p.token) for p in token_pieces(tok, "東京")]   # 東 is split across two tokens
+    [('', '\\\\xe6\\\\x9d'), ('東', '\\\\xb1'), ('京', '京')]
+    >>> [(p.before, p.text) for p in token_pieces(bert, "Hello,   world")]   # spaces WordPiece drops
+    [('', 'Hello'), ('', ','), ('   ', 'world')]
     """
     if not tok.byte_level:
         return _pieces_by_offsets(tok, text)

@@ -56,9 +56,10 @@ class FileMethods:
         `o200k_base`, or `cl100k`, `o200k`) or a regex. With `special_tokens=None`, an OpenAI
         encoding name brings that encoding's special tokens.
 
-        >>> enc = Tokenizer.from_tiktoken("cl100k_base.tiktoken", pattern="cl100k_base")  # doctest: +SKIP
-        >>> enc.encode("hello world")                                                      # doctest: +SKIP
-        [15339, 1917]
+        >>> from tokenmill import Tokenizer
+        >>> enc = Tokenizer.from_tiktoken("cl100k_base.tiktoken", pattern="cl100k_base")
+        >>> enc.encode("hello world"), enc.special_tokens["<|endoftext|>"]
+        ([15339, 1917], 100257)
         """
         from tokenmill.formats import tiktoken as tt
 
@@ -98,9 +99,14 @@ class FileMethods:
         become special tokens: pass ``allowed_special="all"`` to `encode` to match them as
         Hugging Face does (WordPiece tokenizers match them by default).
 
-        >>> tok = Tokenizer.from_huggingface("t5/tokenizer.json")                 # doctest: +SKIP
-        >>> tok.encode("Hello</s>", allowed_special="all")                        # doctest: +SKIP
-        [8774, 1]
+        >>> from tokenmill import Tokenizer
+        >>> tok = Tokenizer.from_huggingface("tokenizer.json")   # bert-base-uncased
+        >>> tok.encode("Hello [MASK]"), tok.encode_for_model("Hello world").ids
+        ([7592, 103], [101, 7592, 2088, 102])
+        >>> Tokenizer.from_sentencepiece("spm.model").to_huggingface("unigram.json")
+        >>> unigram = Tokenizer.from_huggingface("unigram.json")   # a Unigram model, as T5's
+        >>> unigram.encode("Hello</s>", allowed_special="all")
+        [40, 58, 11, 2]
         """
         from tokenmill.chat import read_tokenizer_config
         from tokenmill.formats import huggingface as hf
@@ -144,7 +150,10 @@ class FileMethods:
         Hugging Face's `Precompiled` maps whole, text spelling a control or byte piece, ties
         between equal-score cuts).
 
-        >>> Tokenizer.from_sentencepiece("spm.model").to_huggingface("tokenizer.json")   # doctest: +SKIP
+        >>> from tokenmill import Tokenizer
+        >>> Tokenizer.from_sentencepiece("spm.model").to_huggingface("unigram.json")
+        >>> Tokenizer.from_huggingface("unigram.json").tokenize("Hello world")
+        ['▁H', 'ell', 'o', '▁world']
         """
         from tokenmill.formats import huggingface as hf
         from tokenmill.formats import huggingface_sentencepiece, wordpiece
@@ -177,9 +186,10 @@ class FileMethods:
         and `[CLS] $A [SEP]` / `[CLS] $A [SEP] $B:1 [SEP]:1` template. The special tokens present
         in the vocabulary are matched in text (`[MASK]` encodes as itself).
 
-        >>> tok = Tokenizer.from_wordpiece_vocab("vocab.txt")     # doctest: +SKIP
-        >>> tok.tokenize("unaffable")                              # doctest: +SKIP
-        ['una', '##ffa', '##ble']
+        >>> from tokenmill import Tokenizer
+        >>> tok = Tokenizer.from_wordpiece_vocab("vocab.txt")   # bert-base-uncased's
+        >>> tok.tokenize("unaffable"), tok.encode_for_model("[MASK] world").ids
+        (['una', '##ffa', '##ble'], [101, 103, 2088, 102])
         """
         from tokenmill.formats import wordpiece
 
@@ -217,9 +227,10 @@ class FileMethods:
         `encode(text)` returns what `SentencePieceProcessor.encode(text)` does: no `<s>`/`</s>`
         unless asked.
 
-        >>> sp = Tokenizer.from_sentencepiece("spm.model")   # doctest: +SKIP
-        >>> sp.tokenize("Hello world")                        # doctest: +SKIP
-        ['▁Hello', '▁world']
+        >>> from tokenmill import Tokenizer
+        >>> sp = Tokenizer.from_sentencepiece("spm.model")
+        >>> sp.tokenize("Hello world")
+        ['▁H', 'ell', 'o', '▁world']
         """
         from tokenmill.formats import sentencepiece_tokenizer
 
@@ -234,7 +245,10 @@ class FileMethods:
         (named "tokenmill") and SentencePiece's defaults for the training options. `ConfigError`
         for BPE and WordPiece models and for normalizers SentencePiece cannot express.
 
-        >>> Tokenizer.from_sentencepiece("spm.model").save_sentencepiece("copy.model")   # doctest: +SKIP
+        >>> from tokenmill import Tokenizer
+        >>> Tokenizer.from_sentencepiece("spm.model").save_sentencepiece("copy.model")
+        >>> Path("copy.model").read_bytes() == Path("spm.model").read_bytes()
+        True
         """
         from tokenmill.formats import sentencepiece_tokenizer
 
@@ -262,7 +276,13 @@ def open_any(path: str | os.PathLike[str]) -> Tokenizer:
     directory holding one of these (``tokenizer.json`` first, then a ``.model``, GPT-2's
     ``vocab.json`` + ``merges.txt``, ``vocab.txt``).
 
-    >>> tok = tokenmill.load("bert-base-uncased/")     # doctest: +SKIP
+    >>> import tokenmill
+    >>> tokenmill.load("bert-base-uncased/")
+    <tokenmill.Tokenizer WordPiece, 30522 tokens, pattern='bert'>
+    >>> tokenmill.load("spm.model")
+    <tokenmill.Tokenizer Unigram, 120 tokens, pattern='metaspace'>
+    >>> tokenmill.load("cl100k_base.tiktoken")
+    <tokenmill.Tokenizer byte-level BPE, 100261 tokens, pattern='cl100k'>
     """
     from tokenmill.tokenizer import Tokenizer
 

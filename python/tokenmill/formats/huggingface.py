@@ -255,7 +255,14 @@ def write_wordlevel(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> 
     """Writes a WordLevel tokenizer as a `tokenizer.json`: its normalizer and pre-tokenizer in
     Hugging Face's terms, the vocabulary, the unknown token, the decoder it was read with.
 
-    >>> write_wordlevel("tokenizer.json", Tokenizer.from_huggingface("wordlevel.json")._core)  # doctest: +SKIP
+    >>> from tokenmill import Tokenizer
+    >>> from tokenmill.tokenizers import Tokenizer as HFTokenizer, models, pre_tokenizers
+    >>> words = HFTokenizer(models.WordLevel({"[UNK]": 0, "hello": 1, "world": 2}, unk_token="[UNK]"))
+    >>> words.pre_tokenizer = pre_tokenizers.Whitespace()
+    >>> words.save("wordlevel.json")
+    >>> write_wordlevel("copy.json", Tokenizer.from_huggingface("wordlevel.json")._core)
+    >>> Tokenizer.from_huggingface("copy.json").encode("hello world")
+    [1, 2]
     """
     unk_token = json.loads(core.to_json())["model"]["unk_token"]
     _write_text_tokens(path, core, {"type": "WordLevel", "unk_token": unk_token})

@@ -18,9 +18,19 @@ fallback (`<0xNN>` tokens) and fused unknowns, and the file's own decoder steps 
 joins the token strings with spaces, as `tokenizers` does). Any other component is a
 `FormatError` naming it: such a file is not loaded to run differently.
 
->>> tok = Tokenizer.from_huggingface("llama-2/tokenizer.json")     # doctest: +SKIP
->>> tok.encode_for_model("Hello world").ids                         # doctest: +SKIP
-[1, 15043, 3186]
+A file of the third kind, as tokenizers' quick tour trains it:
+
+>>> from tokenmill import Tokenizer
+>>> from tokenmill.tokenizers import Tokenizer as HFTokenizer, models, pre_tokenizers, trainers
+>>> quick = HFTokenizer(models.BPE(unk_token="[UNK]"))
+>>> quick.pre_tokenizer = pre_tokenizers.Whitespace()
+>>> quick.train(["corpus.txt"], trainers.BpeTrainer(vocab_size=300, special_tokens=["[UNK]"]))
+>>> quick.save("quicktour.json")
+>>> tok = Tokenizer.from_huggingface("quicktour.json")
+>>> tok.tokenize("Hello tokenizers!")
+['Hello', 'tokenizer', 's', '!']
+>>> tok.decode(tok.encode("Hello tokenizers!"))   # no decoder: the tokens joined by spaces
+'Hello tokenizer s !'
 """
 
 from __future__ import annotations

@@ -441,8 +441,10 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
             "maps decomposed grapheme clusters character by character, which tokenmill does not copy)"
         )
     if unk_id is None:
-        raise _core.FormatError(f"{where}: a Unigram model without an unknown piece (unk_id null) is read only "
-                                "with one Metaspace pre-tokenizer or none")
+        raise _core.FormatError(
+            f"{where}: a Unigram model without an unknown piece (unk_id null) is read only "
+            "with one Metaspace pre-tokenizer or none"
+        )
     leading_spec = "hf:" + json.dumps({"type": "Sequence", "normalizers": leading}) if leading else "none"
     for step in steps:
         if step.get("type") not in ("Precompiled", "Replace", "Strip", "Prepend"):

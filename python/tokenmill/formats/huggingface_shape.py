@@ -9,7 +9,7 @@ reader.
 >>> check_components({"decoder": 5, "model": {}}, "t.json")
 Traceback (most recent call last):
 ...
-_core.FormatError: t.json: decoder: expected an object or null, not 5
+tokenmill.FormatError: t.json: decoder: expected an object or null, not 5
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """sentencepiece's interface on tokenmill's encoder: ``import tokenmill.sentencepiece as spm``.
 
 >>> import tokenmill.sentencepiece as spm
->>> sp = spm.SentencePieceProcessor(model_file="spm.model")     # doctest: +SKIP
->>> sp.decode(sp.encode("hello world"))                          # doctest: +SKIP
+>>> sp = spm.SentencePieceProcessor(model_file="spm.model")
+>>> sp.encode("hello world")
+[3, 37, 91, 11, 41]
+>>> sp.decode([3, 37, 91, 11, 41])
 'hello world'
 
 Classes, methods (under both spellings), arguments, results and exceptions are sentencepiece's

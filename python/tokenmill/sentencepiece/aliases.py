@@ -2,9 +2,12 @@
 `SampleEncodeAsIds` samples, `NBestEncodeAsPieces`, `DecodeIds`… and each under its snake_case
 name too (`encode_as_pieces`).
 
->>> sp = SentencePieceProcessor(model_file="spm.model")       # doctest: +SKIP
->>> sp.encode_as_pieces("hello") == sp.encode("hello", out_type=str)   # doctest: +SKIP
+>>> from tokenmill.sentencepiece import SentencePieceProcessor
+>>> sp = SentencePieceProcessor(model_file="spm.model")
+>>> sp.encode_as_pieces("hello") == sp.EncodeAsPieces("hello") == sp.encode("hello", out_type=str)
 True
+>>> sp.encode_as_pieces("hello")
+['▁', 'he', 'll', 'o']
 """
 
 from __future__ import annotations

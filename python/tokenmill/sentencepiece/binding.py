@@ -3,8 +3,10 @@ compiled binding (`_DecodeIds`, `_DecodePiecesBatch`, `_DecodeAsOffsetMappingBat
 its Python class calls and its tests call directly. Each is `Decode` with the output type its
 name says; a batch's length is read once.
 
->>> sp._processor._DecodePiecesBatch([["▁he", "llo"]], 1, None)   # doctest: +SKIP
-['hello']
+>>> from tokenmill.sentencepiece import SentencePieceProcessor
+>>> sp = SentencePieceProcessor(model_file="spm.model")
+>>> sp._processor._DecodePiecesBatch([["▁", "he", "ll", "o"], ["▁world"]], 1, None)
+['hello', 'world']
 """
 
 from __future__ import annotations

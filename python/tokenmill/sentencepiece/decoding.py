@@ -2,8 +2,12 @@
 offset mapping, one sequence or a batch, as sentencepiece 0.2.3 takes them (lists, tuples,
 NumPy arrays of any integer type, lists of arrays, 2-D arrays).
 
->>> sp = SentencePieceProcessor(model_file="spm.model")                       # doctest: +SKIP
->>> sp.decode(numpy.array([[39, 88, 21], [39, 88, 21]]), return_type=bytes)   # doctest: +SKIP
+>>> import numpy
+>>> from tokenmill.sentencepiece import SentencePieceProcessor
+>>> sp = SentencePieceProcessor(model_file="spm.model")
+>>> sp.encode("hello")
+[3, 37, 91, 11]
+>>> sp.decode(numpy.array([[3, 37, 91, 11], [3, 37, 91, 11]]), return_type=bytes)
 [b'hello', b'hello']
 """
 

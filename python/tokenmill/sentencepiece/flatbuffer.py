@@ -54,8 +54,9 @@ def ConvertToFlatbuffer(
     unless `allow_unsupported_model_type`; `treat_null_byte_as_unused` turns a byte-fallback
     model's one-byte piece "\\0" into an unused `<unused_ID>`.
 
-    >>> fb = ConvertToFlatbuffer(model_file="spm.model")       # doctest: +SKIP
-    >>> fb == sentencepiece.ConvertToFlatbuffer(model_file="spm.model"), len(fb) % 8   # doctest: +SKIP
+    >>> import sentencepiece
+    >>> fb = ConvertToFlatbuffer(model_file="spm.model")
+    >>> fb == sentencepiece.ConvertToFlatbuffer(model_file="spm.model"), len(fb) % 8
     (True, 0)
     """
     given = sum(x is not None for x in (model_file, model_proto, serialized_model_proto))

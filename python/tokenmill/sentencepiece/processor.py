@@ -1,9 +1,9 @@
 """`SentencePieceProcessor` on tokenmill's encoder: sentencepiece's class, its methods under both
 their names (`EncodeAsIds`, `encode_as_ids`), its arguments, results and exceptions.
 
->>> sp = SentencePieceProcessor(model_file="spm.model")      # doctest: +SKIP
->>> sp.encode("hello world", out_type=str)                   # doctest: +SKIP
-['▁he', 'll', 'o', '▁world']
+>>> sp = SentencePieceProcessor(model_file="spm.model")
+>>> sp.encode("hello world", out_type=str)
+['▁', 'he', 'll', 'o', '▁world']
 
 Ids come from tokenmill's encoder, which equals sentencepiece's on every `.model` file;
 pieces, protos, n-best lists and samples are built from the cut with each piece's place in
@@ -349,8 +349,10 @@ class SentencePieceProcessor(Decoding, Sampling):
         releases the GIL and is fast on one long text, so the text is encoded whole; a list of
         texts is encoded text by text, each as one.
 
-        >>> sp.parallel_encode("hello world", chunk_len=1000, num_threads=4)   # doctest: +SKIP
-        [39, 88, 21, 887]
+        >>> sp.parallel_encode("hello world", chunk_len=1000, num_threads=4)
+        [3, 37, 91, 11, 41]
+        >>> sp.parallel_encode(["hello world", "the world"], chunk_len=1000, out_type=str)
+        [['▁', 'he', 'll', 'o', '▁world'], ['▁the', '▁world']]
         """
         out_type = resolve(return_type, out_type, self._out_type)
         if out_type not in ENCODE_TYPES or out_type == "offset_mapping":

@@ -2,9 +2,10 @@
 lattice sampling, BPE-dropout), the n best cuts, samples with their scores and the entropy of
 a text's cuts. Seeds come from the module's generator (`set_random_generator_seed`).
 
->>> sp = SentencePieceProcessor(model_file="spm.model")            # doctest: +SKIP
->>> sp.nbest_encode("hello", nbest_size=2, out_type=str)            # doctest: +SKIP
-[['▁he', 'll', 'o'], ['▁he', 'l', 'l', 'o']]
+>>> from tokenmill.sentencepiece import SentencePieceProcessor
+>>> sp = SentencePieceProcessor(model_file="spm.model")
+>>> sp.nbest_encode("hello", nbest_size=2, out_type=str)
+[['▁', 'he', 'll', 'o'], ['▁', 'h', 'ell', 'o']]
 """
 
 from __future__ import annotations

@@ -3,7 +3,11 @@ sentencepiece's flags (as one ``--name=value`` string or as keyword arguments), 
 (files, a sentence iterator), its Python-side options (`normalizer`, `pretokenizer`) and outputs
 (``<model_prefix>.model`` and ``.vocab``, or a `model_writer`).
 
->>> SentencePieceTrainer.train(input="corpus.txt", model_prefix="m", vocab_size=8000)   # doctest: +SKIP
+>>> SentencePieceTrainer.train(input="corpus.txt", model_prefix="m", vocab_size=100)
+>>> from tokenmill.sentencepiece import SentencePieceProcessor
+>>> sp = SentencePieceProcessor(model_file="m.model")
+>>> sp.get_piece_size(), sp.encode("hello world", out_type=str)
+(100, ['▁', 'h', 'ell', 'o', '▁world'])
 
 The model is tokenmill's (`train_unigram`), written as a `.model` file that sentencepiece
 loads; its pieces are not sentencepiece's own (the two trainers differ in detail).

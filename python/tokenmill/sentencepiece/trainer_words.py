@@ -4,7 +4,11 @@ normalized as the model will normalize it (spaces as `▁`), cut where the preto
 and each part into words before each `▁`; pieces then never cross a cut. Without these, the
 trainer counts words in Rust (`tokenmill.corpus`), which this mirrors.
 
->>> words = sentence_words("▁Hello▁world", str.split, False, [])      # doctest: +SKIP
+>>> spec = spm_format.NormalizerSpec(name="identity")   # spaces as ▁, a ▁ in front
+>>> count_words(["New York-based company"], spec, None, False, "", [])
+Counter({'▁New': 1, '▁York-based': 1, '▁company': 1})
+>>> count_words(["New York-based company"], spec, None, False, "-", [])   # cut at each "-"
+Counter({'▁New': 1, '▁York': 1, 'based': 1, '▁company': 1})
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """tiktoken's interface on tokenmill's encoder: ``import tokenmill.tiktoken as tiktoken``.
 
 >>> import tokenmill.tiktoken as tiktoken
->>> enc = tiktoken.get_encoding("o200k_base")        # doctest: +SKIP
->>> enc.decode(enc.encode("hello world"))            # doctest: +SKIP
+>>> enc = tiktoken.get_encoding("o200k_base")
+>>> enc.encode("hello world")
+[24912, 2375]
+>>> enc.decode([24912, 2375])
 'hello world'
 
 Encodings, ids, arguments, results and exceptions are tiktoken's (release 0.14); vocabulary

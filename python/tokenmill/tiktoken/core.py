@@ -126,8 +126,10 @@ class Encoding:
     def encode_ordinary(self, text: str) -> list[int]:
         """Encodes `text`, special-token text included, as ordinary text.
 
-        >>> enc.encode_ordinary("hello world")   # doctest: +SKIP
+        >>> enc.encode_ordinary("hello world")   # cl100k_base
         [15339, 1917]
+        >>> enc.encode_ordinary("<|endoftext|>") == enc.encode("<|endoftext|>", disallowed_special=())
+        True
         """
         return self._tokenizer.encode_ordinary(text)
 
@@ -141,8 +143,14 @@ class Encoding:
         """Encodes `text`. Special-token text raises `ValueError` (`DisallowedSpecialError`)
         unless allowed (then it is the special token) or not disallowed (then it is ordinary text).
 
-        >>> enc.encode("hello <|endoftext|>", allowed_special="all")   # doctest: +SKIP
+        >>> enc.encode("hello <|endoftext|>", allowed_special="all")   # cl100k_base
         [15339, 220, 100257]
+        >>> enc.encode("hello <|endoftext|>", disallowed_special=())
+        [15339, 83739, 8862, 728, 428, 91, 29]
+        >>> enc.encode("hello <|endoftext|>")
+        Traceback (most recent call last):
+        ...
+        tokenmill.DisallowedSpecialError: text contains the special token "<|endoftext|>", which is disallowed; ...
         """
         allowed, disallowed = self._special_args(text, allowed_special, disallowed_special)
         return self._core.encode(text, allowed, disallowed)
@@ -174,7 +182,7 @@ class Encoding:
     ) -> list[list[int]]:
         """`encode` of each text, on up to `num_threads` Rust threads.
 
-        >>> enc.encode_batch(["hello world", "goodbye world"])   # doctest: +SKIP
+        >>> enc.encode_batch(["hello world", "goodbye world"])   # cl100k_base
         [[15339, 1917], [19045, 29474, 1917]]
         """
         texts = list(text)
@@ -201,9 +209,11 @@ class Encoding:
         tail, and, for each cut of the tail, the encoding of its head plus each token starting
         with its rest, kept until it covers the tail.
 
-        >>> stable, completions = enc.encode_with_unstable("hello fanta")   # doctest: +SKIP
-        >>> stable, [9846, 1389] in completions                              # doctest: +SKIP
-        ([15339], True)
+        >>> stable, completions = enc.encode_with_unstable("hello wor")   # cl100k_base
+        >>> stable, len(completions)
+        ([15339], 119)
+        >>> sorted(enc.decode(c) for c in completions)[:4]
+        [' wor', ' worage', ' word', ' worden']
         """
         allowed, disallowed = self._special_args(text, allowed_special, disallowed_special)
         text = without_surrogates(text) if has_surrogates(text) else text
@@ -256,8 +266,12 @@ class Encoding:
         """The id of text or bytes that are exactly one token, special tokens included;
         `KeyError` (`NotATokenError`) otherwise.
 
-        >>> enc.encode_single_token("hello")   # doctest: +SKIP
-        15339
+        >>> enc.encode_single_token("hello"), enc.encode_single_token("<|endoftext|>")   # cl100k_base
+        (15339, 100257)
+        >>> enc.encode_single_token("hello world")
+        Traceback (most recent call last):
+        ...
+        tokenmill.tiktoken.core.NotATokenError: b'hello world'
         """
         if isinstance(text_or_bytes, str):
             text_or_bytes = text_or_bytes.encode("utf-8")

@@ -54,8 +54,10 @@ def get_encoding(encoding_name: str) -> Encoding:
     """The encoding of this name, built on first use (its vocabulary file is fetched or read
     from the cache). `ValueError` for a name no definition has.
 
-    >>> get_encoding("cl100k_base").encode("hello world")   # doctest: +SKIP
+    >>> get_encoding("cl100k_base").encode("hello world")
     [15339, 1917]
+    >>> get_encoding("cl100k_base") is get_encoding("cl100k_base")
+    True
     """
     if not isinstance(encoding_name, str):
         raise ValueError(f"Expected a string in get_encoding, got {type(encoding_name)}")

@@ -8,9 +8,9 @@ incomplete).
 
 >>> from tokenmill.tokenizers import Tokenizer
 >>> stream = DecodeStream(skip_special_tokens=True)
->>> tok = Tokenizer.from_file("tokenizer.json")                        # doctest: +SKIP
->>> [stream.step(tok, i) for i in tok.encode("héllo").ids]             # doctest: +SKIP
-[None, 'h', 'éllo', None]
+>>> tok = Tokenizer.from_file("tokenizer.json")   # bert-base-uncased: [CLS] ... [SEP]
+>>> [stream.step(tok, i) for i in tok.encode("Hello tokenization world").ids]
+[None, 'hello', ' token', 'ization', ' world', None]
 """
 
 from __future__ import annotations

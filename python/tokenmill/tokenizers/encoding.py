@@ -81,10 +81,12 @@ class Encoding:
     Every property returns a fresh list, as Hugging Face's do: changing it leaves the encoding
     as it was. `pad`, `truncate` and `set_sequence_id` change the encoding in place.
 
-    >>> enc = tok.encode("Hello, world!")   # doctest: +SKIP
-    >>> enc.tokens                          # doctest: +SKIP
+    >>> from tokenmill.tokenizers import Tokenizer
+    >>> tokenizer = Tokenizer.from_file("tokenizer.json")   # bert-base-uncased
+    >>> enc = tokenizer.encode("Hello, world!")
+    >>> enc.tokens
     ['[CLS]', 'hello', ',', 'world', '!', '[SEP]']
-    >>> enc.char_to_token(8), enc.token_to_chars(3)   # doctest: +SKIP
+    >>> enc.char_to_token(8), enc.token_to_chars(3)
     (3, (7, 12))
     >>> repr(Encoding())[:22], Encoding().n_sequences
     ('Encoding(num_tokens=0,', 1)
@@ -113,7 +115,9 @@ class Encoding:
     def _from_core(cls, core: CoreEncoding) -> Encoding:
         """Wraps a core encoding without reading it.
 
-        >>> enc = Encoding._from_core(tok.encode_for_model("Hello"))   # doctest: +SKIP
+        >>> enc = Encoding._from_core(bert.encode_for_model("Hello"))
+        >>> enc.tokens
+        ['[CLS]', 'hello', '[SEP]']
         """
         self = object.__new__(cls)
         self._core = core
@@ -333,9 +337,11 @@ class Encoding:
         """The input (0 or 1) the token at `token_index` belongs to; None for a special token
         outside every sequence, or an index past the end.
 
-        >>> enc = tok.encode("first", "second")   # doctest: +SKIP
-        >>> enc.token_to_sequence(1), enc.token_to_sequence(0)   # doctest: +SKIP
-        (0, None)
+        >>> enc = tokenizer.encode("first", "second")
+        >>> enc.tokens
+        ['[CLS]', 'first', '[SEP]', 'second', '[SEP]']
+        >>> enc.token_to_sequence(1), enc.token_to_sequence(0), enc.token_to_sequence(3)
+        (0, None, 1)
         """
         return self._token_sequence(_usize(token_index))
 
@@ -344,7 +350,7 @@ class Encoding:
         `token_to_sequence` which); None for a token outside every sequence (a special token
         of a post-processed input) or past the end.
 
-        >>> tok.encode("Hello world").token_to_chars(2)   # doctest: +SKIP
+        >>> tokenizer.encode("Hello world").token_to_chars(2)   # [CLS] hello world [SEP]
         (6, 11)
         """
         token = _usize(token_index)
@@ -357,7 +363,7 @@ class Encoding:
         """The index, within its input, of the word a token belongs to; None for special
         tokens, padding and indices past the end.
 
-        >>> tok.encode("Hello world").token_to_word(2)   # doctest: +SKIP
+        >>> tokenizer.encode("Hello world").token_to_word(2)   # [CLS] hello world [SEP]
         1
         """
         token = _usize(token_index)
@@ -371,7 +377,7 @@ class Encoding:
         `sequence_index`; None for characters no token covers (whitespace between words, past
         the end). Tokens with empty offsets (special tokens, padding) contain no character.
 
-        >>> tok.encode("Hello world").char_to_token(7)   # doctest: +SKIP
+        >>> tokenizer.encode("Hello world").char_to_token(7)   # [CLS] hello world [SEP]
         2
         """
         pos = _usize(char_pos)
@@ -387,7 +393,7 @@ class Encoding:
     def char_to_word(self, char_pos: int, sequence_index: int = 0) -> int | None:
         """The index of the word that contains character `char_pos` of input `sequence_index`.
 
-        >>> tok.encode("Hello world").char_to_word(7)   # doctest: +SKIP
+        >>> tokenizer.encode("Hello world").char_to_word(7)
         1
         """
         token = self.char_to_token(char_pos, sequence_index)
@@ -399,7 +405,10 @@ class Encoding:
         As Hugging Face, the scan stops at the first token of a later word, so a word whose
         tokens come after a later word's (word ids out of order) is not found past it.
 
-        >>> tok.encode("Hello wonderful world").word_to_tokens(1)   # doctest: +SKIP
+        >>> enc = tokenizer.encode("Hello tokenization world")
+        >>> enc.tokens
+        ['[CLS]', 'hello', 'token', '##ization', 'world', '[SEP]']
+        >>> enc.word_to_tokens(1)
         (2, 4)
         """
         word = _u32(word_index)
@@ -423,7 +432,7 @@ class Encoding:
         """The character span `(start, end)` of word `word_index` of input `sequence_index`:
         from its first token's start to its last token's end.
 
-        >>> tok.encode("Hello world").word_to_chars(1)   # doctest: +SKIP
+        >>> tokenizer.encode("Hello world").word_to_chars(1)
         (6, 11)
         """
         tokens = self.word_to_tokens(word_index, sequence_index)

@@ -4,9 +4,11 @@ template applied (Hugging Face's meaning, not tiktoken's list of ids); truncatio
 the tokenizer's own settings, as in `tokenizers`.
 
 >>> from tokenmill.tokenizers import Tokenizer
->>> tok = Tokenizer.from_file("tokenizer.json")                       # doctest: +SKIP
->>> tok.encode("Hello world").ids                                      # doctest: +SKIP
+>>> tokenizer = Tokenizer.from_file("tokenizer.json")   # bert-base-uncased's
+>>> tokenizer.encode("Hello world").ids
 [101, 7592, 2088, 102]
+>>> tokenizer.decode([101, 7592, 2088, 102])
+'hello world'
 """
 
 from __future__ import annotations
@@ -166,7 +168,9 @@ class Tokenizer:
     def from_file(path: str | os.PathLike[str]) -> Tokenizer:
         """Reads a `tokenizer.json`.
 
-        >>> tok = Tokenizer.from_file("tokenizer.json")   # doctest: +SKIP
+        >>> tokenizer = Tokenizer.from_file("tokenizer.json")
+        >>> tokenizer.get_vocab_size()
+        30522
         """
         made = Tokenizer(_tokenmill.Tokenizer.from_huggingface(path))
         made._source = ("path", os.fspath(path))
@@ -223,8 +227,9 @@ class Tokenizer:
     ) -> Encoding:
         """The `Encoding` of a text (or a pair), template applied, truncated and padded as set.
 
-        >>> tok.encode("Hello", "world").type_ids   # doctest: +SKIP
-        [0, 0, 0, 1, 1]
+        >>> enc = tokenizer.encode("Hello", "world")
+        >>> enc.tokens, enc.type_ids
+        (['[CLS]', 'hello', '[SEP]', 'world', '[SEP]'], [0, 0, 0, 1, 1])
         """
         if is_pretokenized:
             second = None if pair is None else self._words(pair, 1)
@@ -302,7 +307,7 @@ class Tokenizer:
         """Truncation, the post-processor's template and padding, applied to encodings made
         without them (`encode(..., add_special_tokens=False)` with neither set, or built by hand).
 
-        >>> tok.post_process(tok.encode("Hello", add_special_tokens=False)).tokens   # doctest: +SKIP
+        >>> tokenizer.post_process(tokenizer.encode("Hello", add_special_tokens=False)).tokens
         ['[CLS]', 'hello', '[SEP]']
         """
         for name, value in (("encoding", encoding), ("pair", pair)):
@@ -324,8 +329,11 @@ class Tokenizer:
         which transformers' `split_special_tokens` sets); non-special added tokens are matched
         either way.
 
-        >>> tok.encode_special_tokens = True   # doctest: +SKIP
-        >>> tok.encode("[CLS]").tokens         # doctest: +SKIP
+        >>> tok = Tokenizer.from_file("tokenizer.json")
+        >>> tok.encode("[CLS]").tokens
+        ['[CLS]', '[CLS]', '[SEP]']
+        >>> tok.encode_special_tokens = True
+        >>> tok.encode("[CLS]").tokens
         ['[CLS]', '[', 'cl', '##s', ']', '[SEP]']
         """
         return bool(self.__dict__.get("_specials_as_text", False))
@@ -402,8 +410,11 @@ class Tokenizer:
         matched in the normalized text); returns how many were added (tokens already added
         before are not counted; their flags are updated).
 
-        >>> tok.add_tokens(["tokenmill", AddedToken(" <row>", lstrip=True)])   # doctest: +SKIP
+        >>> tok = Tokenizer.from_file("tokenizer.json")
+        >>> tok.add_tokens(["tokenmill", AddedToken(" <row>", lstrip=True)])
         2
+        >>> tok.encode("tokenmill reads a <row>").tokens
+        ['[CLS]', 'tokenmill', 'reads', 'a', ' <row>', '[SEP]']
         """
         return self._add([t if isinstance(t, AddedToken) else AddedToken(t) for t in _token_list(tokens)])
 

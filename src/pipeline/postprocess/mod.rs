@@ -349,8 +349,12 @@ impl Truncation {
             ))
         })?;
         let too_long_stride = |limit: usize| {
+            // In a pair, the other text's tokens take their share of the window too.
+            let other = max_length.saturating_sub(limit);
+            let other = if other > 0 { format!(" and the other text's {other}") } else { String::new() };
             Error::config(format!(
-                "stride {} must be less than the tokens left for the text ({limit}: max_length {} minus {added} template tokens)",
+                "stride {} must be less than the tokens left for the text ({limit}: max_length {} minus {added} \
+                 template tokens{other})",
                 self.stride, self.max_length
             ))
         };
