@@ -302,8 +302,10 @@ def test_equal_score_cuts(stdlib_text: str) -> None:
 def test_huggingface_export_refuses_what_it_cannot_write(tmp_path: Path, stdlib_text: str) -> None:
     tok, _ = model_for(stdlib_text, "identity")
     doc = json.loads(tok._core.to_json())
-    doc["normalizer"] = "nfkc"
-    with pytest.raises(ConfigError, match="nfkc"):
+    # (NFKC has Hugging Face's spelling, tests/test_unigram_export.py; tokenmill's StripAccents,
+    # whose table of marks is newer than Hugging Face's, has none.)
+    doc["normalizer"] = "strip_accents"
+    with pytest.raises(ConfigError, match="strip_accents"):
         tokenmill.Tokenizer(tokenmill._core.CoreTokenizer.from_json(json.dumps(doc))).to_huggingface(
             tmp_path / "t.json"
         )

@@ -80,7 +80,7 @@ from tokenmill import _core
 from tokenmill._files import write_atomically
 from tokenmill.formats import huggingface as hf
 from tokenmill.formats import sentencepiece as spm
-from tokenmill.formats.sentencepiece_tokenizer import METASPACE
+from tokenmill.formats.sentencepiece_tokenizer import METASPACE, normalizer_parts
 
 
 def _regex(pattern: str) -> dict[str, str]:
@@ -176,21 +176,17 @@ def to_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer) -
     # Read from a tokenizer.json and run as Hugging Face runs it: written back with its own chain.
     exact = doc["model"].get("huggingface_scores") is not None
     words = False  # the file's pre-tokenizers were WhitespaceSplit + Metaspace
-    leading: list[dict[str, Any]] = []
-    if doc.get("normalizer", "none") != "none":
-        # Hugging Face's own steps (read from such a file) go back in front of the map.
-        if not doc["normalizer"].startswith("hf:"):
-            raise _core.ConfigError(
-                f"normalizer {doc['normalizer']!r} before a Unigram model has no Hugging Face form here"
-            )
-        leading = hf.hf_normalizers(doc["normalizer"])
+    steps, sentencepiece = normalizer_parts(doc)
+    # Steps before the whitespace rules (Hugging Face's own, read from such a file, or tokenmill's
+    # such as a trained model's NFKC) go in front of the map.
+    leading: list[dict[str, Any]] = hf.hf_normalizers(steps)
     tokens = _tokens_by_id(doc)
     missing = sorted(set(range(len(tokens))) - set(tokens))
     if missing:
         raise _core.ConfigError(
             f"a Hugging Face Unigram vocabulary numbers its pieces 0, 1, 2, ...; no id {missing[0]}"
         )
-    spec = doc.get("sentencepiece_normalizer") or {
+    spec = sentencepiece or {
         "rules": [],
         "add_dummy_prefix": False,
         "remove_extra_whitespaces": False,

@@ -88,6 +88,37 @@ def _pieces(doc: dict[str, Any]) -> list[Piece]:
     return pieces
 
 
+# SentencePiece's basic normalizer (`SentencePieceNormalizerSpec::basic` in Rust: tabs and line
+# breaks become spaces, runs of spaces one, a ▁ in front, spaces as ▁), which a tokenizer's
+# description names as its normalizer step "sentencepiece" instead of spelling it out.
+BASIC_SENTENCEPIECE: dict[str, Any] = {
+    "rules": [["\t", " "], ["\n", " "], ["\r", " "]],
+    "keep": [],
+    "add_dummy_prefix": True,
+    "remove_extra_whitespaces": True,
+    "escape_whitespaces": True,
+    "treat_whitespace_as_suffix": False,
+}
+
+
+def normalizer_parts(doc: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+    """A description's normalizer as (its other steps, a spec or "none"; its SentencePiece part,
+    None if it has none): a trained Unigram model's `nfkc+sentencepiece` is ("nfkc", the basic
+    SentencePiece normalizer).
+
+    >>> normalizer_parts({"normalizer": "nfkc+sentencepiece"})[0]
+    'nfkc'
+    """
+    spec, sentencepiece = doc.get("normalizer", "none"), doc.get("sentencepiece_normalizer")
+    if spec.startswith("hf:"):
+        return spec, sentencepiece
+    steps = [s for s in spec.split("+") if s not in ("", "none")]
+    if "sentencepiece" in steps:
+        steps.remove("sentencepiece")
+        sentencepiece = sentencepiece or dict(BASIC_SENTENCEPIECE)
+    return "+".join(steps) or "none", sentencepiece
+
+
 def _check_expressible(doc: dict[str, Any]) -> None:
     model = doc["model"]
     if model["type"] == "bpe" and model.get("scores") is None:
@@ -98,12 +129,17 @@ def _check_expressible(doc: dict[str, Any]) -> None:
         )
     if model["type"] not in ("unigram", "bpe"):
         raise _core.ConfigError(f"save_sentencepiece writes Unigram and BPE models; this tokenizer is {model['type']}")
-    if doc.get("normalizer", "none") != "none":
+    steps, sentencepiece = normalizer_parts(doc)
+    if steps != "none":
+        # SentencePiece normalizes with a map from each code point (or sequence) to its
+        # replacement: NFKC composing across characters, or lowercasing Σ by its place, is not such
+        # a map, so the model would normalize otherwise than this tokenizer does.
         raise _core.ConfigError(
-            f"normalizer {doc['normalizer']!r} has no place in a SentencePiece model (only its own "
-            "character map and whitespace rules do)"
+            f"normalizer {steps!r} has no exact place in a SentencePiece model (only its own character map "
+            "and whitespace rules do); train with normalizer='none', or write a .model with "
+            "tokenmill.sentencepiece.SentencePieceTrainer, whose map is SentencePiece's own"
         )
-    suffix = (doc.get("sentencepiece_normalizer") or {}).get("treat_whitespace_as_suffix", False)
+    suffix = (sentencepiece or {}).get("treat_whitespace_as_suffix", False)
     expected = {"none", "metaspace_suffix"} if suffix else {"none", "metaspace", "metaspace_runs"}
     if doc["pretokenizer"] not in expected or doc.get("pretokenizer_keeps_gaps"):
         raise _core.ConfigError(f"pre-tokenizer {doc['pretokenizer']!r} has no SentencePiece equivalent")
@@ -142,7 +178,7 @@ def model_of(doc: dict[str, Any]) -> spm.SentencePieceModel:
     trainer.control_symbols = list(controls)
     trainer.user_defined_symbols = [p.piece for p in pieces if p.type == PieceType.USER_DEFINED]
 
-    spec = doc.get("sentencepiece_normalizer")
+    spec = normalizer_parts(doc)[1]
     if spec is None:  # text goes to the model as it is
         spec = {"rules": [], "add_dummy_prefix": False, "remove_extra_whitespaces": False}
         spec["escape_whitespaces"] = False
