@@ -157,6 +157,21 @@ def test_files_written_back(
             assert again.decode(ids) == hf.decode(ids)
 
 
+def test_a_wordlevel_unknown_token_only_in_the_vocabulary_is_written_back(tmp_path: Path) -> None:
+    """An unknown token that is no added token (only the model's vocabulary has it) stays in
+    the vocabulary written back: tokenizers refuses a WordLevel model whose unk_token is missing."""
+    hf = Tokenizer(models.WordLevel({"[UNK]": 0, "hello": 1, "world": 2}, unk_token="[UNK]"))
+    hf.pre_tokenizer = pre_tokenizers.Whitespace()
+    hf.save(str(tmp_path / "w.json"))
+    tok = tokenmill.Tokenizer.from_huggingface(tmp_path / "w.json")
+    assert repr(tok).startswith("<tokenmill.Tokenizer WordLevel")
+    tok.to_huggingface(tmp_path / "again.json")
+    again = Tokenizer.from_file(str(tmp_path / "again.json"))
+    for text in ("hello there world", "unknown words only", "world"):
+        assert again.encode(text).ids == hf.encode(text).ids == tok.encode(text)
+        assert tokenmill.Tokenizer.from_huggingface(tmp_path / "again.json").encode(text) == tok.encode(text)
+
+
 def test_unicode_scripts_on_every_code_point() -> None:
     """tokenizers' script table is older than today's Unicode: every code point, next to
     characters of six scripts and in runs of its neighbours, is cut as tokenizers cuts it."""

@@ -488,10 +488,9 @@ class Tokenizer(FileMethods, ModelInputMethods, ChatMethods):
         return (_from_json, (self._core.to_json(), self._chat, self._core.sentencepiece_source()))
 
     def __repr__(self) -> str:
-        if self.model_type == "wordpiece":
-            kind = "WordPiece"
-        elif self.model_type == "unigram":
-            kind = "Unigram"
+        names = {"wordpiece": "WordPiece", "unigram": "Unigram", "wordlevel": "WordLevel"}
+        if self.model_type in names:
+            kind = names[self.model_type]
         else:
             kind = ("byte-level" if self.byte_level else "char-level") + " BPE"
         return f"<tokenmill.Tokenizer {kind}, {self.vocab_size} tokens, pattern={self.pattern!r}>"

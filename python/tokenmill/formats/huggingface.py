@@ -307,9 +307,14 @@ def _write_text_tokens(path: str | os.PathLike[str], core: _core.CoreTokenizer, 
     def text_of(i: int) -> str:
         return core.token_bytes(i).decode("utf-8")
 
+    description = json.loads(core.to_json())
     vocab = {text_of(i): i for i in core.ordinary_ids()}
+    # Tokens of other kinds are the model's too: a WordLevel or BPE model's unknown token
+    # (tokenizers refuses a model whose unk_token is missing from its vocabulary), byte tokens.
+    for text, i, _kind in description.get("other_tokens", []):
+        vocab.setdefault(text, i)
     vocab.update(specials)
-    decoder = json.loads(core.to_json()).get("hf_decoder")
+    decoder = description.get("hf_decoder")
     if decoder is not None and decoder.get("type") == "JoinedWithSpaces":
         decoder = None  # what tokenizers does without one
     inputs = json.loads(core.hf_model_inputs_json(text_of))
