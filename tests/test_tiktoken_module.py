@@ -231,6 +231,7 @@ def test_raw_bytes_examples() -> None:
 # -- encode_with_unstable -----------------------------------------------------------------------
 def unstable_result(enc: Any, text: str, **kwargs: Any) -> tuple[list[int], list[tuple[int, ...]]]:
     stable, completions = enc.encode_with_unstable(text, **kwargs)
+    assert all(type(c) is list for c in completions)  # lists, as tiktoken's
     return stable, sorted(tuple(c) for c in completions)
 
 

@@ -226,7 +226,8 @@ class Encoding:
         stable = tokens[: len(tokens) - held]
         if not tail:
             return stable, []
-        return stable, sorted(self._completions(tail))
+        # Lists, as tiktoken gives them (its set's order is arbitrary; these are sorted).
+        return stable, [list(c) for c in sorted(self._completions(tail))]
 
     def _completions(self, tail: bytes) -> set[tuple[int, ...]]:
         values = self._sorted_token_bytes
