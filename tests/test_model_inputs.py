@@ -353,3 +353,30 @@ def test_a_call_with_other_settings_leaves_the_tokenizers_own(pair_of) -> None: 
     assert tok(text, truncation=True, max_length=10) == tok(text, truncation=True, max_length=10)
     tok.no_truncation()
     assert tok.truncation is None and len(tok.encode_for_model(text)) > 10
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"truncation": True}, {"padding": "max_length"}, {"truncation": True, "padding": "max_length"}]
+)
+def test_a_missing_max_length_is_the_models_own_limit(pair_of, tmp_path, kwargs: dict[str, Any]) -> None:  # type: ignore[no-untyped-def]
+    """As in transformers, truncation or padding to max length without `max_length` use the
+    `model_max_length` of the tokenizer_config.json beside the tokenizer.json; without one, the
+    error says where the limit would come from."""
+    from transformers import PreTrainedTokenizerFast
+
+    tok, hf = fresh(pair_of)
+    configure("template", tok, hf)
+    hf.save(str(tmp_path / "tokenizer.json"))
+    config = {"model_max_length": 9, "pad_token": "<pad>", "tokenizer_class": "PreTrainedTokenizerFast"}
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config))
+    ours = tokenmill.Tokenizer.from_huggingface(tmp_path / "tokenizer.json")
+    ours.enable_padding(pad_token="<pad>")
+    ours.no_padding()
+    stock = PreTrainedTokenizerFast.from_pretrained(str(tmp_path))
+    texts = [TEXTS[0], TEXTS[3], "a"]
+    expected = dict(stock(texts, **kwargs))
+    got = ours(texts, **kwargs)
+    assert {k: plain(got[k]) for k in expected} == {k: plain(v) for k, v in expected.items()}
+    (tmp_path / "tokenizer_config.json").unlink()
+    with pytest.raises(tokenmill.ConfigError, match="model_max_length"):
+        tokenmill.Tokenizer.from_huggingface(tmp_path / "tokenizer.json")(texts, **kwargs)

@@ -187,6 +187,10 @@ def read_tokenizer_config(path: str | os.PathLike[str]) -> dict[str, Any]:
             raise _core.FormatError(f"{jinja_file}: not a readable UTF-8 template ({e})") from None
     if isinstance(template, str):
         out["chat_template"] = template
+    length = data.get("model_max_length")
+    # transformers writes 10**30 (its "no limit") where the model has none.
+    if isinstance(length, int) and not isinstance(length, bool) and 0 < length < 10**18:
+        out["model_max_length"] = length
     for name in ("bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token"):
         value = data.get(name)
         if isinstance(value, dict):

@@ -161,16 +161,24 @@ def call_settings(
         # As transformers: max_length alone (no padding asked for) means truncate to it.
         truncation = "longest_first" if max_length is not None and padding is False else False
     strategy = _TRUNCATION[truncation]  # type: ignore[index]
+    pad = _PADDING[padding]  # type: ignore[index]
+    if max_length is None and (strategy is not None or pad == "max_length"):
+        # As transformers: the model's own limit, from its tokenizer_config.json.
+        max_length = tok._chat.get("model_max_length")
     cut = None
     if strategy is not None:
         if max_length is None:
-            raise _core.ConfigError("truncation needs max_length")
+            raise _core.ConfigError(
+                "truncation needs max_length (this tokenizer has no model_max_length from a tokenizer_config.json)"
+            )
         cut = _core.Truncation(max_length, stride=stride, strategy=strategy, direction=truncation_side or "right")
-    pad = _PADDING[padding]  # type: ignore[index]
     if pad is None:
         return cut, None
     if pad == "max_length" and max_length is None:
-        raise _core.ConfigError("padding='max_length' needs max_length")
+        raise _core.ConfigError(
+            "padding='max_length' needs max_length (this tokenizer has no model_max_length from a "
+            "tokenizer_config.json)"
+        )
     base = own_settings(tok)[1]
     pad_id = None if base is None else base.pad_id
     pad_token = None if base is None else base.pad_token
