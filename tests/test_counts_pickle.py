@@ -25,7 +25,7 @@ def test_word_counts_pickle_as_their_saved_bytes(tmp_path, stdlib_text):
 
 
 def test_counting_partitions_in_other_processes_and_adding_equals_one_count(tmp_path, stdlib_text):
-    # The README's Spark/Dask example, with a process pool standing in for the engine.
+    # The Spark/Dask example of docs/training.md, with a process pool standing in for the engine.
     files = []
     for i in range(4):
         files.append(tmp_path / f"part{i}.txt")
