@@ -286,6 +286,7 @@ def main() -> None:
         action="store_true",
         help="time one pass over text no encoder has seen (use many MB): the speed of streaming a corpus",
     )
+    parser.add_argument("--plot", metavar="FILE.svg", help="also draw each encoder's MB/s as a bar chart (matplotlib)")
     args = parser.parse_args()
 
     tok = load_tokenizer(args.encoding, args.pattern)
@@ -373,6 +374,9 @@ def main() -> None:
             "  tokenmill / peer, median of per-round ratios: "
             + ", ".join(f"{n} {p:.2f}x" for n, p in paired.items() if n != "tokenmill")
         )
+    if args.plot:
+        title = f"{args.encoding}, {total / 1e6:.1f} MB of {', '.join(os.path.basename(f) for f in args.files)}"
+        plot_rates(rates, args.plot, title + (", first pass" if args.first_pass else f", best of {args.repeat}"))
     if batch_peers:
         ours = f"{cores} thread(s)"
         print(
@@ -382,6 +386,29 @@ def main() -> None:
                 for n in batch_peers
             )
         )
+
+
+def plot_rates(rates: dict[str, float], path: str, title: str) -> None:
+    """Each exact encoder's MB/s as a horizontal bar, tokenmill's highlighted, its ratio to
+    tokenmill written beside it (the figure the benchmarks page shows)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = sorted(rates, key=rates.__getitem__)
+    ours = rates["tokenmill"]
+    fig, ax = plt.subplots(figsize=(7, 0.45 * len(names) + 1.2))
+    colors = ["#d95f02" if n.startswith("tokenmill") else "#7570b3" for n in names]
+    ax.barh(names, [rates[n] for n in names], color=colors)
+    for k, name in enumerate(names):
+        ax.text(rates[name], k, f" {rates[name]:.0f} MB/s ({ours / rates[name]:.2f}×)", va="center", fontsize=8)
+    ax.set_xlabel("MB/s, one thread (tokenmill's speed over each in brackets)")
+    ax.set_title(title, fontsize=9)
+    ax.set_xlim(0, max(rates.values()) * 1.35)
+    fig.tight_layout()
+    fig.savefig(path)
+    print(f"  plot: {path}")
 
 
 if __name__ == "__main__":
