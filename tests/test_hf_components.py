@@ -584,3 +584,38 @@ def test_byte_fallback_offsets_of_a_run_of_unknown_characters() -> None:
 def test_nmt_maps_every_code_point_as_tokenizers() -> None:
     every = "".join(chr(c) for c in range(1, 0x110000) if not 0xD800 <= c <= 0xDFFF)
     assert tm.normalizers.Nmt().normalize_str(every) == hf.normalizers.Nmt().normalize_str(every)
+
+
+COUNTED_SHAPES = {
+    "ByteLevel": lambda m: m.pre_tokenizers.ByteLevel(),
+    "ByteLevel without regex": lambda m: m.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+    "Whitespace then ByteLevel": lambda m: m.pre_tokenizers.Sequence(
+        [m.pre_tokenizers.Whitespace(), m.pre_tokenizers.ByteLevel(use_regex=False)]
+    ),
+    "Digits then Metaspace(first)": lambda m: m.pre_tokenizers.Sequence(
+        [m.pre_tokenizers.Digits(individual_digits=True), m.pre_tokenizers.Metaspace(prepend_scheme="first")]
+    ),
+    "Metaspace": lambda m: m.pre_tokenizers.Metaspace(),
+    "Punctuation then WhitespaceSplit": lambda m: m.pre_tokenizers.Sequence(
+        [m.pre_tokenizers.Punctuation(), m.pre_tokenizers.WhitespaceSplit()]
+    ),
+    "Bert": lambda m: m.pre_tokenizers.BertPreTokenizer(),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(COUNTED_SHAPES))
+def test_training_counts_the_pieces_tokenizers_cuts(shape: str, multilingual_text: str, stdlib_text: str) -> None:
+    """Training counts words in batches through Rust (one pass for splitting steps and a lone
+    ByteLevel, a batch per step otherwise): the counts equal tokenizers' own pieces, normalized
+    by an NFKC normalizer, for every shape of pre-tokenizer."""
+    from collections import Counter
+
+    from tokenmill.tokenizers import training
+
+    lines = (multilingual_text + "\n" + stdlib_text[:100_000]).splitlines() + ["", "  x  ", "1234 56"]
+    theirs = Counter()
+    norm, pre = hf.normalizers.NFKC(), COUNTED_SHAPES[shape](hf)
+    for line in lines:
+        theirs.update(piece for piece, _ in pre.pre_tokenize_str(norm.normalize_str(line)))
+    ours = training._words(iter(lines), tm.normalizers.NFKC(), COUNTED_SHAPES[shape](tm))
+    assert ours == theirs

@@ -69,6 +69,80 @@ pub fn pre_tokenize_with(py: Python<'_>, spec: &str, text: Text) -> PyResult<Vec
     .map_err(to_py)
 }
 
+/// Each text through the normalizer `spec`: `normalize_with` over a batch, in one call (training
+/// through `tokenmill.tokenizers` normalizes every line).
+#[pyfunction]
+pub fn normalize_batch_with(py: Python<'_>, spec: &str, texts: Vec<String>) -> PyResult<Vec<String>> {
+    let normalizer = cached(&NORMALIZERS, spec, Normalizer::from_spec)?;
+    Ok(py.detach(|| texts.iter().map(|t| normalizer.apply(t).into_owned()).collect()))
+}
+
+/// The pieces the pre-tokenizer `spec` cuts each text into, without their places, and whether
+/// the first of them starts the text (what Metaspace's `first` scheme asks): `pre_tokenize_with`
+/// over a batch, for counting words.
+#[pyfunction]
+pub fn split_batch_with(py: Python<'_>, spec: &str, texts: Vec<String>) -> PyResult<Vec<(Vec<String>, bool)>> {
+    let pre = cached(&PRE_TOKENIZERS, spec, PreTokenizer::from_spec)?;
+    py.detach(|| {
+        texts
+            .iter()
+            .map(|text| {
+                let pieces = pre.split(text)?;
+                let starts = pieces.first().is_some_and(|p| p.as_ptr() == text.as_ptr());
+                Ok((pieces.iter().map(|p| p.to_string()).collect(), starts))
+            })
+            .collect::<Result<Vec<_>>>()
+    })
+    .map_err(to_py)
+}
+
+/// The pieces of `texts` counted, each text through the normalizer `normalizer` (if any), a space
+/// put in front when `prefix_space` and it has none (ByteLevel's `add_prefix_space`), then cut by
+/// the pre-tokenizer `spec`: training through `tokenmill.tokenizers` counts its words here when
+/// its pre-tokenizer is a splitting one or a lone ByteLevel, without a Python string per piece.
+#[pyfunction]
+#[pyo3(signature = (normalizer, spec, prefix_space, texts))]
+pub fn count_pieces_with(
+    py: Python<'_>,
+    normalizer: Option<&str>,
+    spec: &str,
+    prefix_space: bool,
+    texts: Vec<String>,
+) -> PyResult<Vec<(String, u64)>> {
+    let normalizer = normalizer.map(|n| cached(&NORMALIZERS, n, Normalizer::from_spec)).transpose()?;
+    let pre = cached(&PRE_TOKENIZERS, spec, PreTokenizer::from_spec)?;
+    py.detach(|| {
+        let mut counts: rustc_hash::FxHashMap<String, u64> = rustc_hash::FxHashMap::default();
+        let mut spaced = String::new();
+        for text in &texts {
+            let normalized = match &normalizer {
+                Some(n) => n.apply(text),
+                None => std::borrow::Cow::Borrowed(text.as_str()),
+            };
+            let mut text: &str = &normalized;
+            if text.is_empty() {
+                continue;
+            }
+            if prefix_space && !text.starts_with(' ') {
+                spaced.clear();
+                spaced.push(' ');
+                spaced.push_str(text);
+                text = &spaced;
+            }
+            for piece in pre.split(text)? {
+                match counts.get_mut(piece) {
+                    Some(n) => *n += 1,
+                    None => {
+                        counts.insert(piece.to_string(), 1);
+                    }
+                }
+            }
+        }
+        Ok(counts.into_iter().collect())
+    })
+    .map_err(to_py)
+}
+
 /// The text of token strings through a Hugging Face decoder node (its JSON).
 #[pyfunction]
 pub fn decode_tokens_with(json: &str, tokens: Vec<String>) -> PyResult<String> {

@@ -41,6 +41,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(files::count_files_for, m)?)?;
     m.add_function(wrap_pyfunction!(components::normalize_with, m)?)?;
     m.add_function(wrap_pyfunction!(components::pre_tokenize_with, m)?)?;
+    m.add_function(wrap_pyfunction!(components::normalize_batch_with, m)?)?;
+    m.add_function(wrap_pyfunction!(components::split_batch_with, m)?)?;
+    m.add_function(wrap_pyfunction!(components::count_pieces_with, m)?)?;
     m.add_function(wrap_pyfunction!(components::decode_tokens_with, m)?)?;
     m.add_class::<sentencepiece::PyPrecompiledCharsmap>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -9,7 +9,9 @@ A custom Python pre-tokenizer is an error when it is made.
 
 from __future__ import annotations
 
+import functools
 import json
+from collections import Counter
 from typing import Any, ClassVar
 
 from tokenmill import _core
@@ -65,6 +67,57 @@ class PreTokenizer(Component):
             i = j
         return [(text, (start, start + (len(text) if width is None else width))) for text, start, width in pieces]
 
+    def _counting_spec(self) -> tuple[str, bool, bool] | None:
+        """How Rust can count this pre-tokenizer's pieces in one pass (`count_pieces_with`):
+        (the split spec, a prefix space, spell the pieces in byte-level characters) for a run of
+        splitting steps or a lone ByteLevel; None for the other shapes (`_count`)."""
+        steps = self._steps()
+        if len(steps) == 1 and steps[0].get("type") == "ByteLevel":
+            step = steps[0]
+            split = "gpt2" if step.get("use_regex", True) else "none"
+            return split, bool(step.get("add_prefix_space", True)), True
+        if steps and not any(step.get("type") in _REWRITING for step in steps):
+            spec = "hf:" + json.dumps({"type": "Sequence", "pretokenizers": steps}, ensure_ascii=False)
+            return spec, False, False
+        return None
+
+    def _count(self, texts: list[str]) -> Counter[str]:
+        """How often each of `pre_tokenize_str`'s pieces occurs over `texts` (what training
+        counts), without their places: each run of splitting steps cuts the whole batch in one
+        Rust call, and a last ByteLevel step cuts the raw text and spells each distinct piece
+        once."""
+        pieces: list[tuple[str, bool]] = [(t, True) for t in texts]  # (text, starts its input)
+        steps = self._steps()
+        respell = False
+        i = 0
+        while i < len(steps):
+            step = steps[i]
+            if step.get("type") == "ByteLevel" and i == len(steps) - 1:
+                prefix = bool(step.get("add_prefix_space", True))
+                spaced = [" " + t if prefix and not t.startswith(" ") else t for t, _ in pieces if t]
+                if step.get("use_regex", True):
+                    spaced = [p for cut, _ in _core.split_batch_with("gpt2", spaced) for p in cut]
+                pieces, respell = [(t, False) for t in spaced], True
+                i += 1
+            elif step.get("type") in _REWRITING:
+                placed = [_rewrite(step, (text, 0 if first else 1, None)) for text, first in pieces]
+                pieces = [(t, start == 0) for parts in placed for t, start, _ in parts]
+                i += 1
+            else:
+                j = i
+                while j < len(steps) and steps[j].get("type") not in _REWRITING:
+                    j += 1
+                spec = "hf:" + json.dumps({"type": "Sequence", "pretokenizers": steps[i:j]}, ensure_ascii=False)
+                cut = _core.split_batch_with(spec, [t for t, _ in pieces])
+                pieces = [
+                    (part, first and k == 0 and starts)
+                    for (_, first), (parts, starts) in zip(pieces, cut, strict=True)
+                    for k, part in enumerate(parts)
+                ]
+                i = j
+        counts = Counter(t for t, _ in pieces)
+        return Counter({_spell(w): n for w, n in counts.items()}) if respell else counts
+
     @staticmethod
     def custom(pre_tokenizer: Any) -> PreTokenizer:
         raise no_custom("pre-tokenizer")
@@ -84,10 +137,18 @@ def _split(spec: str, piece: _Placed) -> list[_Placed]:
     return [(t, start + min(a, width), max(min(b, width) - min(a, width), 0)) for t, (a, b) in cut]
 
 
-def _byte_chars() -> list[str]:
+@functools.cache
+def _byte_spelling() -> dict[int, str]:
+    """A `str.translate` table from each byte (as a Latin-1 character) to its byte-level
+    character: `_spell(text)` spells a text's UTF-8 bytes in one C-level pass."""
     from tokenmill.formats.huggingface import token_to_text
 
-    return [token_to_text(bytes([b])) for b in range(256)]
+    return {b: token_to_text(bytes([b])) for b in range(256)}
+
+
+def _spell(text: str) -> str:
+    """`text`'s UTF-8 bytes in byte-level characters (`Ġ` for a space)."""
+    return text.encode("utf-8").decode("latin-1").translate(_byte_spelling())
 
 
 def _rewrite(step: dict[str, Any], piece: _Placed) -> list[_Placed]:
@@ -100,13 +161,12 @@ def _rewrite(step: dict[str, Any], piece: _Placed) -> list[_Placed]:
         prefix = bool(step.get("add_prefix_space", True)) and not text.startswith(" ")
         spaced = " " + text if prefix else text
         cut = _core.pre_tokenize_with("gpt2", spaced) if step.get("use_regex", True) else [(spaced, (0, len(spaced)))]
-        chars = _byte_chars()
         out = []
         for part, (a, b) in cut:
             if prefix:
                 # The added space stands where the text's first character does (as tokenizers aligns it).
                 a, b = max(a - 1, 0), max(b - 1, 1)
-            out.append(("".join(chars[x] for x in part.encode("utf-8")), start + a, b - a))
+            out.append((_spell(part), start + a, b - a))
         return out
     replacement = step.get("replacement", "▁")
     scheme = step.get("prepend_scheme", "always")
@@ -169,7 +229,7 @@ class ByteLevel(PreTokenizer):
     @staticmethod
     def alphabet() -> list[str]:
         """The 256 characters byte-level spelling uses, one per byte."""
-        return _byte_chars()
+        return list(_byte_spelling().values())
 
 
 class CharDelimiterSplit(PreTokenizer):

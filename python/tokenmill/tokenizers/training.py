@@ -21,7 +21,7 @@ from tokenmill import _core
 from tokenmill.tokenizers import trainers as _trainers
 from tokenmill.tokenizers.models import Model
 from tokenmill.tokenizers.normalizers import Normalizer
-from tokenmill.tokenizers.pre_tokenizers import PreTokenizer
+from tokenmill.tokenizers.pre_tokenizers import PreTokenizer, _spell
 
 _KINDS = {
     _trainers.BpeTrainer: "BPE",
@@ -60,16 +60,41 @@ def lines_of(files: Iterable[str]) -> Iterator[str]:
 
 
 def _words(texts: Iterable[str], normalizer: Normalizer | None, pre: PreTokenizer | None) -> Counter[str]:
+    """The pieces the tokenizer's normalizer and pre-tokenizer cut `texts` into, counted: a
+    batch of lines at a time through Rust (`normalize_batch_with`, `PreTokenizer._count`)."""
     counts: Counter[str] = Counter()
-    for text in texts:
-        if normalizer is not None:
-            text = normalizer.normalize_str(text)
+    batch: list[str] = []
+
+    spec = None if normalizer is None else normalizer._spec()
+    fused = None if pre is None else pre._counting_spec()
+
+    def add(batch: list[str]) -> None:
+        if fused is not None:
+            # Normalized, cut and counted in Rust, no Python string per piece.
+            split, prefix_space, spell = fused
+            found = _core.count_pieces_with(spec, split, prefix_space, batch)
+            counts.update({_spell(w) if spell else w: n for w, n in found})
+            return
+        if spec is not None:
+            batch = _core.normalize_batch_with(spec, batch)
         if pre is None:
-            if text:
-                counts[text] += 1
+            counts.update(t for t in batch if t)
         else:
-            counts.update(piece for piece, _ in pre.pre_tokenize_str(text))
+            counts.update(pre._count(batch))
+
+    for text in texts:
+        batch.append(text)
+        if len(batch) == _BATCH:
+            add(batch)
+            batch = []
+    if batch:
+        add(batch)
     return counts
+
+
+# Lines per round trip into Rust while counting: enough to pay for the call, few enough that a
+# batch's pieces stay small next to the counts.
+_BATCH = 4096
 
 
 def train(tokenizer: Any, texts: Iterable[str], trainer: _trainers.Trainer | None) -> None:
