@@ -619,3 +619,26 @@ def test_training_counts_the_pieces_tokenizers_cuts(shape: str, multilingual_tex
         theirs.update(piece for piece, _ in pre.pre_tokenize_str(norm.normalize_str(line)))
     ours = training._words(iter(lines), tm.normalizers.NFKC(), COUNTED_SHAPES[shape](tm))
     assert ours == theirs
+
+
+def test_added_tokens_alone_behind_a_byte_level_normalizer_and_decoder() -> None:
+    """A model with no vocabulary (a tokenizer of added tokens alone) behind a ByteLevel
+    normalizer: normalized tokens are matched in the byte-spelled text and decoded from that
+    spelling, the others from their own text, through the ByteLevel decoder — as tokenizers
+    does, with the normalizer set before or after the tokens are added, and taken away."""
+    results = []
+    for m in (tm, hf):
+        tok = m.Tokenizer(m.models.BPE())
+        tok.decoder = m.decoders.ByteLevel()
+        tok.add_tokens([m.AddedToken("Začnimo", normalized=False, special=True), m.AddedToken("kuća")])
+        tok.normalizer = m.normalizers.ByteLevel()
+        tok.add_tokens([m.AddedToken("međa")])
+        seen = []
+        for text in ("Začnimokuća međa", "x kuća", "međakućaZačnimo é"):
+            encoding = tok.encode(text)
+            seen.append((encoding.ids, encoding.tokens, tok.decode(encoding.ids, False), tok.decode(encoding.ids)))
+        tok.normalizer = None
+        encoding = tok.encode("kuća međa")
+        seen.append((encoding.ids, encoding.tokens, tok.decode(encoding.ids, False), tok.decode(encoding.ids)))
+        results.append(seen)
+    assert results[0] == results[1]

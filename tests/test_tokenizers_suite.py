@@ -38,12 +38,6 @@ KNOWN: dict[str, str] = {
     + " (Unigram alpha=0.5: a sampled cut per encode)",
     "tests.bindings.test_pre_tokenizers.TestCustomPreTokenizer::test_camel_case": _CUSTOM,
     "tests.bindings.test_pre_tokenizers.TestCustomPreTokenizer::test_instantiate": _CUSTOM,
-    "tests.bindings.test_tokenizer.TestTokenizer::test_add_tokens_with_normalizer": (
-        "a ByteLevel normalizer without a pre-tokenizer before BPE is not a shape the byte-level reader takes"
-    ),
-    "tests.bindings.test_tokenizer.TestTokenizer::test_normalizer_change_refreshes_added_tokens": (
-        "the same ByteLevel-normalizer shape as test_add_tokens_with_normalizer"
-    ),
     "tests.bindings.test_tokenizer.TestTokenizer::test_multiprocessing_with_parallelism": (
         "asserts that a forked child deadlocks with parallelism on (tokenizers' known hang); tokenmill's "
         "pool is rebuilt in the child and finishes"

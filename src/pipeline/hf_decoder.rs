@@ -76,6 +76,17 @@ pub enum HfDecoder {
         #[serde(default = "yes")]
         cleanup: bool,
     },
+    /// Each token string read as byte-level characters (a string with another character
+    /// stands for its own UTF-8 bytes), all the bytes joined and decoded as UTF-8 with
+    /// replacement: one text, as tokenizers' `ByteLevel` decoder gives it.
+    ByteLevel {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        add_prefix_space: Option<bool>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        trim_offsets: Option<bool>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        use_regex: Option<bool>,
+    },
     /// What `tokenizers` does for a file without a decoder: the token strings joined with
     /// spaces (tokenmill's own name; such a file is written back with no decoder).
     JoinedWithSpaces,
@@ -151,6 +162,7 @@ impl HfDecoder {
             HfDecoder::WordPiece { .. } => "WordPiece",
             HfDecoder::Bpe { .. } => "BPEDecoder",
             HfDecoder::Ctc { .. } => "CTC",
+            HfDecoder::ByteLevel { .. } => "ByteLevel",
             HfDecoder::JoinedWithSpaces => "JoinedWithSpaces",
             HfDecoder::Sequence { .. } => "Sequence",
         }
@@ -242,6 +254,20 @@ impl HfDecoder {
                             text = clean_up(&text).replace(word_delimiter_token.as_str(), " ");
                         }
                         p.text = text;
+                    }
+                }
+                HfDecoder::ByteLevel { .. } => {
+                    // One text for all the tokens: a character may take bytes from several.
+                    let mut bytes = Vec::new();
+                    for p in &mut pieces {
+                        match crate::io::huggingface::byte_level_bytes(&p.text) {
+                            Some(b) => bytes.extend_from_slice(&b),
+                            None => bytes.extend_from_slice(p.text.as_bytes()),
+                        }
+                        p.text.clear();
+                    }
+                    if let Some(first) = pieces.first_mut() {
+                        first.text = String::from_utf8_lossy(&bytes).into_owned();
                     }
                 }
                 HfDecoder::JoinedWithSpaces => {

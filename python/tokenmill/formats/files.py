@@ -124,7 +124,7 @@ class FileMethods:
                 tok = cls(hf.read_wordlevel(document, sections, str(p)))
             elif model_type == "Unigram":
                 tok = cls(huggingface_sentencepiece.read_tokenizer_json(document, sections, str(p)))
-            elif model_type == "BPE" and huggingface_char_bpe.is_char_level(sections):
+            elif model_type == "BPE" and huggingface_char_bpe.is_char_level(sections, document.vocab_shape[0]):
                 tok = cls(huggingface_char_bpe.read_tokenizer_json(document, sections, str(p)))
             else:
                 tok = cls(hf.read_tokenizer_json(document, sections, str(p)))

@@ -43,9 +43,11 @@ from tokenmill.formats.huggingface import hf_splits
 METASPACE = "\u2581"
 
 
-def is_char_level(data: dict[str, Any]) -> bool:
+def is_char_level(data: dict[str, Any], vocab_size: int | None = None) -> bool:
     """Whether a BPE file's pre-tokenizer and decoder have no ByteLevel step (so its tokens are
-    text, not GPT-2's byte spelling)."""
+    text, not GPT-2's byte spelling), or its model has no vocabulary at all and no ByteLevel
+    pre-tokenizer (a tokenizer of added tokens alone, whose ByteLevel decoder then decodes
+    their strings)."""
 
     def steps(node: Any, key: str) -> list[Any]:
         if not isinstance(node, dict):
@@ -55,6 +57,8 @@ def is_char_level(data: dict[str, Any]) -> bool:
         return [node]
 
     kinds = {s.get("type") for s in steps(data.get("pre_tokenizer"), "pretokenizers")}
+    if vocab_size == 0 and "ByteLevel" not in kinds:
+        return True
     kinds |= {s.get("type") for s in steps(data.get("decoder"), "decoders")}
     return "ByteLevel" not in kinds
 
