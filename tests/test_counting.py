@@ -180,3 +180,23 @@ def test_an_exception_in_a_progress_callback_stops_the_work(corpus_dir: Path) ->
     options = dict(byte_level=True, end_of_word_suffix=None, unk_token=None, special_tokens=[], min_frequency=1)
     with pytest.raises(Stop):
         _core.train_bpe(counter, vocab_size=600, num_merges=None, max_token_length=None, progress=stop, **options)
+
+
+def test_trainers_read_json_lines_by_their_text_field_and_never_as_raw_json(tmp_path: Path) -> None:
+    rows = [{"id": i, "text": f"lower lowest newer {i}"} for i in range(50)]
+    path = tmp_path / "docs.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    texts = [r["text"] for r in rows]
+    assert tokenmill.train_bpe(str(path), vocab_size=280, text_field="text").merges == (
+        tokenmill.train_bpe(iter(texts), vocab_size=280).merges
+    )
+    wordpiece = tokenmill.train_wordpiece(str(path), vocab_size=120, text_field="text")
+    assert wordpiece.token_byte_values() == tokenmill.train_wordpiece(iter(texts), vocab_size=120).token_byte_values()
+    assert tokenmill.train_unigram(str(path), vocab_size=40, text_field="text").encode("lowest")
+    for train in (tokenmill.train_bpe, tokenmill.train_wordpiece, tokenmill.train_unigram):
+        with pytest.raises(tokenmill.CorpusError, match=r"docs.jsonl holds JSON Lines: pass text_field="):
+            train(str(path), vocab_size=300)
+    with pytest.raises(tokenmill.CorpusError, match="text_field"):
+        tokenmill.count_words(str(path))
+    with pytest.raises(tokenmill.ConfigError, match="text_field"):
+        tokenmill.train_bpe(str(path), vocab_size=280, text_field=7)  # type: ignore[arg-type]

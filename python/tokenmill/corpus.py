@@ -203,6 +203,10 @@ def document_text(row: Mapping[str, object], field: str, i: int) -> str:
     return text
 
 
+# File names that say JSON Lines (plain or compressed).
+_JSON_LINES = tuple(f"{ext}{z}" for ext in (".jsonl", ".ndjson") for z in ("", ".gz", ".zst", ".zstd"))
+
+
 def count_files(
     counter: _core.WordCounter,
     files: list[Path],
@@ -212,6 +216,15 @@ def count_files(
 ) -> None:
     """Rust reads the files block by block; after each block the bar moves and `after_batch`
     runs, so a single huge file still shows progress and stays within a memory budget."""
+    if text_field is None:
+        # Counting a JSON Lines file's raw JSON (keys, quotes, escapes) as text is never what
+        # was meant, and would train a vocabulary on it without a word of warning.
+        for f in files:
+            if f.name.endswith(_JSON_LINES):
+                raise _core.CorpusError(
+                    f"{f} holds JSON Lines: pass text_field= (the field that holds each document's text, "
+                    "such as 'text'); without it its JSON would be counted as text"
+                )
     sizes = []
     for f in files:
         try:

@@ -26,6 +26,7 @@ def train_bpe(
     limit_alphabet: int | None = None,
     initial_alphabet: Iterable[str] = (),
     show_progress: bool | None = None,
+    text_field: str | None = None,
     base: Tokenizer | None = None,
     tie_break: str = "bytes",
     continuing_subword_prefix: str | None = None,
@@ -38,7 +39,8 @@ def train_bpe(
     already split words (then no pre-tokenization is applied). A list of strings is a list of
     paths only when every item looks like a path (a ``/``, a glob character or a file
     extension), otherwise text, whichever files exist; `pathlib.Path` items are always paths,
-    an iterator is always text, and an empty path is an error (`tokenmill.corpus.resolve_files`). Give
+    an iterator is always text, and an empty path is an error (`tokenmill.corpus.resolve_files`).
+    JSON Lines files need `text_field` (the field with each document's text). Give
     `vocab_size` (tokens in all, special tokens included) or `num_merges`.
     `pattern` is a pre-tokenizer preset (`gpt2`, `cl100k`, `o200k`, `whitespace`, `none`) or a regex.
     Byte-level BPE starts from the 256 bytes; character-level (`byte_level=False`) starts from
@@ -69,6 +71,7 @@ def train_bpe(
     """
     from tokenmill.counting import WordCounts
 
+    _checks.text("text_field", text_field, optional=True)
     if tie_break not in ("bytes", "ids"):
         raise _core.ConfigError(f"tie_break must be 'bytes' or 'ids', got {tie_break!r}")
     specials, alphabet = check_options(
@@ -97,7 +100,7 @@ def train_bpe(
         counter = corpus._core
     else:
         counter = _core.WordCounter(pattern, normalizer, specials, byte_level)
-        count_into(counter, corpus, show_progress)
+        count_into(counter, corpus, show_progress, text_field=text_field)
     if counter.num_words == 0 and counter.text_bytes > 0:
         # Said here, where the pattern is known: Rust would only say that the corpus is empty.
         raise _core.CorpusError(

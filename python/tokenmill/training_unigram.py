@@ -28,6 +28,7 @@ def train_unigram(
     shrinking_factor: float = 0.75,
     em_iterations: int = 2,
     show_progress: bool | None = None,
+    text_field: str | None = None,
 ) -> Tokenizer:
     """Trains a Unigram (SentencePiece-style) tokenizer: spaces become `▁` (with one in front of
     the text), seed pieces are the frequent substrings, EM re-estimates their probabilities and
@@ -46,6 +47,7 @@ def train_unigram(
     >>> tok.tokenize("Hello world")
     ['▁H', 'ell', 'o', '▁world']
     """
+    _checks.text("text_field", text_field, optional=True)
     from tokenmill.counting import WordCounts
 
     _checks.count("vocab_size", vocab_size, minimum=1, maximum=2**32 - 2)
@@ -91,7 +93,7 @@ def train_unigram(
         spec = counter.normalizer
     else:
         counter = _core.WordCounter(pattern, spec, specials, False)
-        count_into(counter, corpus, show_progress)
+        count_into(counter, corpus, show_progress, text_field=text_field)
     with Progress("training", None, "", show_progress) as bar:
         start: list[int] = []
 

@@ -25,6 +25,7 @@ def train_wordpiece(
     strip_accents: bool | None = None,
     max_input_chars_per_word: int = 100,
     show_progress: bool | None = None,
+    text_field: str | None = None,
 ) -> Tokenizer:
     """Trains a WordPiece (BERT) tokenizer. Each merge joins the pair with the highest
     count(ab) / (count(a)·count(b)) — the pieces that occur together most above chance — with
@@ -37,6 +38,7 @@ def train_wordpiece(
     >>> tok.model_type
     'wordpiece'
     """
+    _checks.text("text_field", text_field, optional=True)
     from tokenmill.counting import WordCounts
 
     _checks.count("vocab_size", vocab_size, minimum=1, maximum=2**32 - 2)
@@ -58,7 +60,7 @@ def train_wordpiece(
         normalizer = counter.normalizer
     else:
         counter = _core.WordCounter("bert", normalizer, specials, False)
-        count_into(counter, corpus, show_progress)
+        count_into(counter, corpus, show_progress, text_field=text_field)
     with Progress("training", vocab_size, "", show_progress) as bar:
         core = _core.train_wordpiece(
             counter,
