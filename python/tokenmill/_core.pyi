@@ -134,6 +134,7 @@ class TokenizerJson:
         steps: str = "none",
         huggingface: bool = False,
         metaspace_prefix: str = "never",
+        byte_level: bool = False,
     ) -> CoreTokenizer: ...
     def char_bpe(
         self,

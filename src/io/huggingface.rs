@@ -420,6 +420,9 @@ pub struct UnigramSettings {
     /// Cut as `tokenizers` cuts (`Unigram::huggingface`); the normalizer is then `steps` (the
     /// file's whole chain) followed by `normalizer` (its `Metaspace` replacement and prefix).
     pub huggingface: bool,
+    /// Behind a `ByteLevel` pre-tokenizer (Hugging Face's cut only): pieces are cut in their
+    /// byte-level spelling, as the vocabulary spells them.
+    pub byte_level: bool,
 }
 
 impl HfDocument {
@@ -446,8 +449,11 @@ impl HfDocument {
         // One score per piece of the model's own vocabulary: added tokens past it have none,
         // and are matched in text only.
         let scores = scores.clone();
+        if settings.byte_level && !settings.huggingface {
+            return Err(self.error("a byte-level Unigram model is read with Hugging Face's cut only".into()));
+        }
         let model = if settings.huggingface {
-            Unigram::huggingface(vocab, scores, settings.byte_fallback)
+            Unigram::huggingface(vocab, scores, settings.byte_fallback).map(|m| m.with_byte_level(settings.byte_level))
         } else {
             let narrow = scores.iter().map(|&s| s as f32).collect();
             Unigram::new(vocab, narrow, Vec::new(), settings.byte_fallback)

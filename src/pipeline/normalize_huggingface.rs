@@ -32,6 +32,8 @@ enum Norm {
     ByteLevel,
     Precompiled(PrecompiledCharsmap),
     MetaspaceWords,
+    /// A space before text that does not start with one (`ByteLevel`'s `add_prefix_space`).
+    SpaceBefore,
     /// BERT's normalizer, run by tokenmill's own steps (clean text, CJK spaces, marks, lowercase).
     Steps(Box<super::normalize::Normalizer>),
     /// SentencePiece's NMT rules without NFKC: control characters removed, other spaces a space.
@@ -187,6 +189,13 @@ fn apply_step(step: &Norm, chars: Chars) -> Chars {
         }
         Norm::Replace { pattern, content } => replace(chars, pattern, content),
         Norm::Precompiled(map) => precompiled(chars, map),
+        Norm::SpaceBefore => {
+            // The space takes the first character's range, as Hugging Face's prepend does.
+            let Some(&(_, s, e)) = chars.first().filter(|first| first.0 != ' ') else {
+                return chars;
+            };
+            std::iter::once((' ', s, e)).chain(chars).collect()
+        }
         Norm::MetaspaceWords => {
             // Each run of non-whitespace is a word, whitespace goes, and a ▁ (taking the word's
             // first character's range, as Hugging Face's prepend does) goes before each word
@@ -394,6 +403,9 @@ fn read_node(node: &Value, steps: &mut Vec<Norm>, depth: usize) -> Result<()> {
         // `WhitespaceSplit` + `Metaspace(prepend_scheme="always")`: with a cut before each ▁
         // after it, the same pieces as that pair gives (each word starts with a ▁).
         "MetaspaceWords" => Norm::MetaspaceWords,
+        // tokenmill's spelling of the pre-tokenizer `ByteLevel(add_prefix_space=True)` as its
+        // first step: a space before each stretch of text that lacks one.
+        "SpaceBefore" => Norm::SpaceBefore,
         "Replace" => {
             let content = text("content")?;
             let pattern = node.get("pattern").ok_or_else(|| Error::config("normalizer Replace without a pattern"))?;

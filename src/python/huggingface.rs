@@ -91,7 +91,7 @@ impl PyTokenizerJson {
     /// pre-tokenizer (`metaspace` or `none`).
     #[pyo3(signature = (*, unk_id, byte_fallback, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces,
                         treat_whitespace_as_suffix, precompiled_charsmap, pretokenizer, steps="none".to_string(),
-                        huggingface=false, metaspace_prefix="never"))]
+                        huggingface=false, metaspace_prefix="never", byte_level=false))]
     #[allow(clippy::too_many_arguments)]
     fn unigram(
         &self,
@@ -107,6 +107,7 @@ impl PyTokenizerJson {
         steps: String,
         huggingface: bool,
         metaspace_prefix: &str,
+        byte_level: bool,
     ) -> PyResult<CoreTokenizer> {
         let inputs = self.inner.inputs.clone();
         let charsmap = precompiled_charsmap.map(|map| map.inner.clone());
@@ -130,6 +131,7 @@ impl PyTokenizerJson {
                 pretokenizer,
                 inputs,
                 huggingface,
+                byte_level,
             })
         })
         .map(CoreTokenizer::new)

@@ -408,6 +408,9 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
     steps = hf._flat_normalizers(data.get("normalizer"))
     pre = data.get("pre_tokenizer")
     pre_steps = [] if pre is None else pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
+    if any(s.get("type") not in ("Metaspace", "WhitespaceSplit") for s in pre_steps):
+        # Any other pre-tokenizer (ByteLevel, Whitespace, Split…): tokenizers' own pipeline.
+        return _read_behind_splits(document, model, unk_id, data.get("normalizer"), pre_steps, where)
     words = [s.get("type") for s in pre_steps] == ["WhitespaceSplit", "Metaspace"]
     if words and _metaspace(pre_steps[1], where) == ("always", True):
         # transformers 5's T5: words split at whitespace, a ▁ before each, a piece at each ▁.
@@ -490,6 +493,54 @@ _SPLIT_AT_METASPACE = hf.HF_PREFIX + json.dumps(
     {"type": "Split", "pattern": {"String": METASPACE}, "behavior": "MergedWithNext", "invert": False},
     ensure_ascii=False,
 )
+
+
+def _read_behind_splits(
+    document: _core.TokenizerJson,
+    model: dict[str, Any],
+    unk_id: int | None,
+    normalizer: Any,
+    pre_steps: list[dict[str, Any]],
+    where: str,
+) -> _core.CoreTokenizer:
+    """A Unigram file behind Hugging Face's splitting pre-tokenizers (no Metaspace), run as
+    `tokenizers` runs it: its normalizers, its splits, and Hugging Face's cut of each piece — in
+    the piece's byte-level spelling behind a `ByteLevel` step (the tutorial's NFKC + ByteLevel
+    Unigram), whose vocabulary is spelled so."""
+    kinds = [s.get("type") for s in pre_steps]
+    if "Metaspace" in kinds:
+        raise _core.FormatError(f"{where}: pre-tokenizers {kinds} before a Unigram model are not supported")
+    byte_level = "ByteLevel" in kinds
+    if byte_level and kinds.index("ByteLevel") != len(kinds) - 1:
+        # A step after it would see the byte-level spelling, which tokenmill never builds.
+        raise _core.FormatError(f"{where}: a pre-tokenizer after ByteLevel before a Unigram model is not supported")
+    steps = hf._flat_normalizers(normalizer)
+    splits = [dict(s) for s in pre_steps]
+    if byte_level and splits[-1].get("add_prefix_space", True):
+        if len(splits) > 1:
+            raise _core.FormatError(
+                f"{where}: ByteLevel add_prefix_space after another pre-tokenizer is not supported: "
+                "it puts a space before every piece"
+            )
+        # As the first pre-tokenizer, a space before each stretch of normalized text.
+        steps.append({"type": "SpaceBefore"})
+        splits[-1]["add_prefix_space"] = False
+    chain = hf.HF_PREFIX + json.dumps({"type": "Sequence", "normalizers": steps}, ensure_ascii=False)
+    return _unigram(
+        document,
+        where,
+        unk_id=unk_id,
+        byte_fallback=bool(model.get("byte_fallback", False)),
+        add_dummy_prefix=False,
+        remove_extra_whitespaces=False,
+        escape_whitespaces=False,
+        treat_whitespace_as_suffix=False,
+        precompiled_charsmap=None,
+        pretokenizer=hf.hf_splits(splits, where),
+        steps=chain if steps else "none",
+        huggingface=True,
+        byte_level=byte_level,
+    )
 
 
 def _read_as_huggingface(

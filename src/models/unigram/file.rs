@@ -21,6 +21,9 @@ pub struct UnigramFile {
     /// with its f64 scores.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     huggingface_scores: Option<Vec<f64>>,
+    /// Pieces cut in their byte-level spelling (`Unigram::with_byte_level`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    byte_level: bool,
 }
 
 fn default_unknown_surface() -> String {
@@ -37,6 +40,7 @@ impl UnigramFile {
             byte_fallback: u.byte_fallback(),
             unknown_surface: u.unknown_surface().to_string(),
             huggingface_scores: u.is_huggingface().then(|| u.exact_scores().to_vec()),
+            byte_level: u.is_byte_level(),
         }
     }
 
@@ -46,6 +50,6 @@ impl UnigramFile {
             Some(scores) => Unigram::huggingface(vocab, scores, self.byte_fallback)?,
             None => Unigram::new(vocab, self.scores, self.user_defined, self.byte_fallback)?,
         };
-        Ok(model.with_unknown_surface(&self.unknown_surface))
+        Ok(model.with_unknown_surface(&self.unknown_surface).with_byte_level(self.byte_level))
     }
 }

@@ -48,6 +48,9 @@ pub struct Unigram {
     huggingface: bool,
     /// What the unknown token decodes to.
     unknown_surface: String,
+    /// Pieces are cut in GPT-2's byte-level spelling (each byte as its printable character), as
+    /// tokenizers cuts the pieces of a `ByteLevel` pre-tokenizer; lengths go back to bytes.
+    byte_level: bool,
     /// Names this model's entries in the per-thread cache of cuts.
     cache_id: u64,
 }
@@ -169,6 +172,7 @@ impl Unigram {
             byte_fallback,
             huggingface: false,
             unknown_surface: DEFAULT_UNKNOWN_SURFACE.to_string(),
+            byte_level: false,
             cache_id: crate::models::piece_cache::next_owner_id(),
             vocab,
         })
@@ -215,6 +219,26 @@ impl Unigram {
         model.lattice_scores = lattice_scores;
         model.huggingface = true;
         Ok(model)
+    }
+
+    /// The same model cutting each piece in its byte-level spelling (a Hugging Face model
+    /// behind a `ByteLevel` pre-tokenizer, whose vocabulary is spelled so).
+    pub fn with_byte_level(mut self, on: bool) -> Self {
+        self.byte_level = on;
+        self
+    }
+
+    pub fn is_byte_level(&self) -> bool {
+        self.byte_level
+    }
+
+    /// `piece` as the lattice reads it: its byte-level spelling for a byte-level model.
+    fn spelled<'a>(&self, piece: &'a str) -> std::borrow::Cow<'a, str> {
+        if self.byte_level {
+            crate::io::huggingface::byte_level_spelling(piece.as_bytes()).into()
+        } else {
+            piece.into()
+        }
     }
 
     /// Whether this model cuts as Hugging Face's does (`huggingface`).
@@ -432,6 +456,8 @@ impl Unigram {
     /// The text lengths (bytes of `piece`) that the ids of its cut cover, when the piece was
     /// cut after pieces that scored `base`.
     pub fn piece_lens(&self, piece: &str, ids: &[u32], base: f32) -> Option<Vec<usize>> {
+        let spelled = self.spelled(piece);
+        let piece = spelled.as_ref();
         let mut path = Vec::new();
         if self.huggingface {
             lattice::viterbi_f64(self, piece, &mut path);
@@ -444,6 +470,15 @@ impl Unigram {
             again.push(id);
             lens.push(len);
         });
+        if self.byte_level {
+            // One byte-level character per byte of the piece.
+            let mut at = 0;
+            for len in &mut lens {
+                let chars = piece[at..at + *len].chars().count();
+                at += *len;
+                *len = chars;
+            }
+        }
         (again == ids).then_some(lens)
     }
 }
@@ -478,6 +513,8 @@ impl super::PieceModel for Unigram {
     }
     #[inline]
     fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) -> Result<()> {
+        let spelled = self.spelled(piece);
+        let piece = spelled.as_ref();
         if self.unk_id == NO_UNKNOWN {
             return self.encode_without_unknown(piece, out);
         }
@@ -541,7 +578,7 @@ impl super::PieceModel for Unigram {
         serde_json::json!({"type": "unigram",
             "unk_token": String::from_utf8_lossy(self.vocab.token_bytes(self.unk_id()).unwrap_or_default()),
             "byte_fallback": self.byte_fallback(), "user_defined": self.user_defined(),
-            "huggingface": self.huggingface,
+            "huggingface": self.huggingface, "byte_level": self.byte_level,
             "unknown_surface": self.unknown_surface()})
     }
     /// Subword regularization: the cut drawn with probability proportional to exp(`alpha` ×
@@ -553,6 +590,8 @@ impl super::PieceModel for Unigram {
         uniform: &mut dyn FnMut() -> f64,
         out: &mut Vec<u32>,
     ) -> Result<()> {
+        let spelled = self.spelled(piece);
+        let piece = spelled.as_ref();
         let mut cut = Vec::new();
         lattice::sample(self, piece, alpha, &mut { uniform }, &mut cut);
         self.emit(piece, cut.into_iter(), |id, _| out.push(id));
