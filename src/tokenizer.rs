@@ -11,6 +11,7 @@ use crate::pipeline::normalize::Normalizer;
 use crate::pipeline::postprocess::ModelInputs;
 use crate::pipeline::pretokenize::PreTokenizer;
 use crate::pipeline::special::{Segment, SpecialTokens};
+use crate::util::rng::with_thread_uniform;
 use rustc_hash::FxHashSet;
 
 /// Which special tokens a call means: all of them or a named set.
@@ -125,6 +126,9 @@ pub struct Tokenizer {
     /// Special tokens that model inputs read as ordinary text where they occur (tokenizers'
     /// `encode_special_tokens`, which leaves only its non-special added tokens matched).
     specials_as_text: Option<std::sync::Arc<rustc_hash::FxHashSet<String>>>,
+    /// A new cut drawn on every encode, as tokenizers' sampling models do (BPE `dropout`,
+    /// Unigram `alpha`); None: the best cut, through the piece cache.
+    draw: Option<crate::models::Draw>,
 }
 
 impl Tokenizer {
@@ -142,7 +146,32 @@ impl Tokenizer {
             skipped_on_decode: None,
             added_through_byte_level: false,
             specials_as_text: None,
+            draw: None,
         }
+    }
+
+    /// This tokenizer drawing a new cut of each piece on every encode as tokenizers' models
+    /// do when they sample (`Draw`), or with `None` the best cut again.
+    pub fn with_draw(mut self, draw: Option<crate::models::Draw>) -> Result<Self> {
+        if let Some(d) = draw {
+            if !(d.p.is_finite() && d.p >= 0.0) {
+                return Err(Error::config(format!("a sampling parameter must be a finite number >= 0, got {}", d.p)));
+            }
+            match &*self.model {
+                Model::Bpe(_) if d.p > 1.0 => {
+                    return Err(Error::config(format!("dropout is a probability between 0 and 1, got {}", d.p)))
+                }
+                Model::Bpe(_) | Model::Unigram(_) => {}
+                _ => return Err(self.model.no_sampling()),
+            }
+        }
+        self.draw = draw;
+        Ok(self)
+    }
+
+    /// The sampling `with_draw` set.
+    pub fn draw(&self) -> Option<crate::models::Draw> {
+        self.draw
     }
 
     /// This tokenizer with the special tokens `strips` names (text, lstrip, rstrip) taking in the
@@ -471,7 +500,27 @@ impl Tokenizer {
         carry: &mut f32,
         out: &mut Vec<u32>,
     ) -> Result<()> {
+        if let Some(draw) = self.draw {
+            return with_thread_uniform(|uniform| self.model.encode_drawn(piece, draw, uniform, out)).map(drop);
+        }
         self.model.encode_cached(cache, piece, carry, out)
+    }
+
+    /// `encode_piece`, and where each of the ids it appends lies in the piece (None: tokens
+    /// that do not spell their text; see `PieceModel::piece_spans`).
+    pub(crate) fn encode_piece_placed(
+        &self,
+        cache: &mut piece_cache::PieceCache,
+        piece: &str,
+        carry: &mut f32,
+        out: &mut Vec<u32>,
+    ) -> Result<Option<Vec<(usize, usize)>>> {
+        if let Some(draw) = self.draw {
+            return with_thread_uniform(|uniform| self.model.encode_drawn(piece, draw, uniform, out));
+        }
+        let (start, before) = (out.len(), *carry);
+        self.model.encode_cached(cache, piece, carry, out)?;
+        Ok(self.model.piece_spans(piece, &out[start..], before))
     }
 
     /// Encodes many texts on `num_threads` threads (all cores if `None`) of the process's pool

@@ -129,7 +129,6 @@ def test_components_that_would_run_differently_are_refused(sp_model: Path, tmp_p
         "Nonesuch": lambda d: d.update(pre_tokenizer={"type": "Nonesuch"}),
         "Nonesuch normalizer": lambda d: d.update(normalizer={"type": "Nonesuch"}),
         "ByteFallback after Fuse": lambda d: d["decoder"]["decoders"].append({"type": "ByteFallback"}),
-        "dropout": lambda d: d["model"].update(dropout=0.1),
     }
     for name, change in cases.items():
         bad = json.loads(json.dumps(doc))

@@ -27,15 +27,11 @@ from pathlib import Path
 import pytest
 
 # Test id (module::class::name, parameters dropped) → why tokenmill does not pass it yet.
-_REFUSED = "tokenmill refuses, when it is made, a component it does not run exactly (issue 33's rule)"
 _CUSTOM = "custom Python components are refused: tokenmill runs every component in Rust"
 _UNIGRAM_READER = "the Unigram reader takes SentencePiece's shapes only (no NFKC before a ByteLevel pre-tokenizer)"
 KNOWN: dict[str, str] = {
     "tests.bindings.test_normalizers.TestCustomNormalizer::test_instantiate": _CUSTOM,
     "tests.bindings.test_normalizers.TestCustomNormalizer::test_normalizer_interface": _CUSTOM,
-    "tests.bindings.test_models.TestBPE::test_can_modify": _REFUSED + " (BPE dropout: a new cut on every encode)",
-    "tests.bindings.test_models.TestUnigram::test_can_modify": _REFUSED
-    + " (Unigram alpha=0.5: a sampled cut per encode)",
     "tests.bindings.test_pre_tokenizers.TestCustomPreTokenizer::test_camel_case": _CUSTOM,
     "tests.bindings.test_pre_tokenizers.TestCustomPreTokenizer::test_instantiate": _CUSTOM,
     "tests.bindings.test_tokenizer.TestTokenizer::test_multiprocessing_with_parallelism": (

@@ -123,9 +123,30 @@ pub trait PieceModel {
         Err(self.no_sampling())
     }
 
+    /// Appends the ids of a cut of `piece` drawn as tokenizers' models draw one on every encode
+    /// when they sample (`Draw`), and returns where each lies in the piece (None: tokens that do
+    /// not spell their text). The piece cache, which holds best cuts, is never touched.
+    fn encode_drawn(
+        &self,
+        _piece: &str,
+        _draw: Draw,
+        _uniform: &mut dyn FnMut() -> f64,
+        _out: &mut Vec<u32>,
+    ) -> Result<Option<Vec<(usize, usize)>>> {
+        Err(self.no_sampling())
+    }
     fn no_sampling(&self) -> Error {
         Error::config(format!("sampling needs a Unigram or BPE model; this one is {}", self.model_type()))
     }
+}
+
+/// How tokenizers' models draw a new cut on every encode: BPE with `dropout` `p` (each merge
+/// skipped with probability `p`), Unigram with `alpha` `p` (a cut drawn with probability
+/// proportional to exp(`p` × score), among the `nbest` best cuts, or all of them when 0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Draw {
+    pub p: f64,
+    pub nbest: usize,
 }
 
 /// The subword model at the heart of a tokenizer; the match happens once per piece, and each
@@ -196,6 +217,15 @@ impl PieceModel for Model {
     }
     fn check_sampling(&self, alpha: f32) -> Result<()> {
         each_model!(self, m => PieceModel::check_sampling(m, alpha))
+    }
+    fn encode_drawn(
+        &self,
+        piece: &str,
+        draw: Draw,
+        uniform: &mut dyn FnMut() -> f64,
+        out: &mut Vec<u32>,
+    ) -> Result<Option<Vec<(usize, usize)>>> {
+        each_model!(self, m => PieceModel::encode_drawn(m, piece, draw, uniform, out))
     }
 }
 

@@ -235,6 +235,15 @@ impl CoreTokenizer {
         CoreTokenizer::new((*self.inner).clone().with_specials_as_text(names))
     }
 
+    /// A tokenizer like this one drawing a new cut on every encode as tokenizers' sampling
+    /// models do: BPE-dropout with probability `p`, or Unigram with `alpha` `p` among the
+    /// `nbest` best cuts (0: all); `p` None for the best cut.
+    #[pyo3(signature = (p, nbest=0))]
+    fn with_draw(&self, p: Option<f64>, nbest: usize) -> PyResult<CoreTokenizer> {
+        let draw = p.map(|p| crate::models::Draw { p, nbest });
+        (*self.inner).clone().with_draw(draw).map(CoreTokenizer::new).map_err(to_py)
+    }
+
     /// A tokenizer like this one with another post-processor (tokenmill's JSON shape; None: none).
     fn with_post_processor_json(&self, json: Option<&str>) -> PyResult<CoreTokenizer> {
         let post_processor = json

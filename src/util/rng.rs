@@ -18,3 +18,22 @@ impl SplitMix64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
+
+/// Runs `f` with this thread's generator of numbers in [0, 1), seeded once per thread from the
+/// clock and a process-wide count: the draws tokenizers' sampling models make on every encode,
+/// which no seed repeats (as in tokenizers).
+pub fn with_thread_uniform<R>(f: impl FnOnce(&mut dyn FnMut() -> f64) -> R) -> R {
+    use std::cell::RefCell;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static THREADS: AtomicU64 = AtomicU64::new(0);
+    thread_local! {
+        static RNG: RefCell<SplitMix64> = RefCell::new({
+            let clock = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            let mut mixed = SplitMix64(clock ^ THREADS.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            SplitMix64(mixed.next_u64())
+        });
+    }
+    RNG.with_borrow_mut(|rng| f(&mut || rng.next_f64()))
+}

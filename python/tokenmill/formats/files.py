@@ -128,6 +128,12 @@ class FileMethods:
                 tok = cls(huggingface_char_bpe.read_tokenizer_json(document, sections, str(p)))
             else:
                 tok = cls(hf.read_tokenizer_json(document, sections, str(p)))
+            dropout = sections["model"].get("dropout") if model_type in ("BPE", None) else None
+            if dropout:
+                # tokenizers' BPE-dropout: a new cut of each word on every encode.
+                if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
+                    raise _core.FormatError(f"{p}: BPE dropout {dropout!r} is not a number")
+                tok = cls(tok._core.with_draw(float(dropout)))
         except (AttributeError, TypeError, KeyError, IndexError, OverflowError, RecursionError) as e:
             # A value of a shape `check_components` does not know: still the file's fault.
             raise _core.FormatError(f"{p}: a component is not shaped as tokenizers writes it ({e!r})") from None

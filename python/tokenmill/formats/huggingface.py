@@ -214,10 +214,8 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
     model = data["model"]
     if model.get("type", "BPE") != "BPE":
         raise _core.FormatError(f"{where}: model type {model.get('type')!r} is not BPE")
-    # A continuing-subword prefix and an end-of-word suffix are read in Rust.
-    for key in ("dropout",):
-        if model.get(key):
-            raise _core.FormatError(f"{where}: BPE option {key}={model[key]!r} is not supported")
+    # A continuing-subword prefix and an end-of-word suffix are read in Rust; `dropout` by the
+    # caller (`files.from_huggingface`), once the tokenizer is made.
     pattern, keep_gaps, prefix = _pre_tokenizer(data.get("pre_tokenizer"), where)
     normalizer = _normalizer_spec(data.get("normalizer"), where)
     if prefix and normalizer and normalizer[0].startswith("hf:"):

@@ -121,10 +121,8 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
     """A character-level BPE tokenizer from a `tokenizer.json` (read by Rust; `data` is its
     component sections)."""
     model = data["model"]
-    # A continuing-subword prefix and an end-of-word suffix are read in Rust.
-    for key in ("dropout",):
-        if model.get(key):
-            raise _core.FormatError(f"{where}: BPE option {key}={model[key]!r} is not supported")
+    # A continuing-subword prefix and an end-of-word suffix are read in Rust; `dropout` by the
+    # caller (`files.from_huggingface`), once the tokenizer is made.
     unk_token = model.get("unk_token")
     return document.char_bpe(
         unk_token=unk_token if isinstance(unk_token, str) else None,

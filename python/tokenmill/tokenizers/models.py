@@ -10,6 +10,7 @@ its `tokenizer.json` node (vocabulary included), run by tokenmill's core — alo
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any, ClassVar
@@ -150,12 +151,6 @@ class BPE(Model):
     ) -> BPE:
         if dropout is not None and not 0.0 <= dropout <= 1.0:
             raise _core.ConfigError(f"dropout must be between 0 and 1, not {dropout}")
-        if dropout:
-            # tokenizers draws a new cut on every encode; tokenmill samples only where asked.
-            raise _core.ConfigError(
-                f"BPE dropout={dropout} is not run by tokenmill.tokenizers (every encode would differ); "
-                "sample cuts with tokenmill.Tokenizer.encode_sampled instead"
-            )
         if isinstance(vocab, (str, os.PathLike)) and isinstance(merges, (str, os.PathLike)):
             vocab, merges = BPE.read_file(vocab, merges)  # paths, as tokenizers still takes them
         pairs = []
@@ -315,33 +310,47 @@ class Unigram(Model):
         made.alpha, made.nbest_size = alpha, nbest_size
         return made  # type: ignore[no-any-return]
 
-    # Sampling settings, which tokenizers keeps out of the file too. With `alpha` 0 (or None)
-    # tokenizers cuts by Viterbi, as tokenmill does; any other draws a cut on every encode.
+    # Sampling settings, kept on the model's node (a tokenizer sharing the node sees a change)
+    # and, as tokenizers keeps them, out of the file. With `alpha` 0 (or None) the cut is the
+    # best one; any other draws a cut on every encode, with probability proportional to
+    # exp(alpha × score), among the `nbest_size` best cuts when that is above 0.
     @property
     def alpha(self) -> float | None:
-        return self.__dict__.get("_alpha")  # type: ignore[no-any-return]
+        """Subword regularization's smoothing (None: the best cut).
+
+        >>> Unigram([("<unk>", 0.0), ("a", -1.0)], 0, alpha=0.1).alpha
+        0.1
+        """
+        return self._node.get("alpha")  # type: ignore[no-any-return]
 
     @alpha.setter
     def alpha(self, value: float | None) -> None:
-        if value:
-            raise _core.ConfigError(
-                f"Unigram alpha={value} (a sampled cut on every encode) is not run by tokenmill.tokenizers; "
-                "sample cuts with tokenmill.Tokenizer.encode_sampled instead"
-            )
-        self.__dict__["_alpha"] = None if value is None else float(value)
+        if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+            raise _core.ConfigError(f"alpha must be a finite number >= 0, not {value!r}")
+        self._set_sampling("alpha", None if value is None else float(value))
 
     @property
     def nbest_size(self) -> int | None:
-        """How many best cuts sampling draws from (unused without `alpha`)."""
-        return self.__dict__.get("_nbest_size")  # type: ignore[no-any-return]
+        """How many best cuts sampling draws from (0 or None: all; unused without `alpha`)."""
+        return self._node.get("nbest_size")  # type: ignore[no-any-return]
 
     @nbest_size.setter
     def nbest_size(self, value: int | None) -> None:
-        self.__dict__["_nbest_size"] = value
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise _core.ConfigError(f"nbest_size must be an integer >= 0, not {value!r}")
+        self._set_sampling("nbest_size", value)
+
+    def _set_sampling(self, key: str, value: float | int | None) -> None:
+        if value is None:
+            self._node.pop(key, None)
+        else:
+            self._node[key] = value
+        self._changed()
 
     def _save(self, directory: Path, prefix: str) -> list[Path]:
         path = directory / f"{prefix}unigram.json"
-        node = {"type": "Unigram", **{k: v for k, v in self._node.items() if k != "type"}}
+        skipped = ("type", "alpha", "nbest_size")  # sampling stays out of the file, as in tokenizers
+        node = {"type": "Unigram", **{k: v for k, v in self._node.items() if k not in skipped}}
         path.write_text(json.dumps(node, ensure_ascii=False), encoding="utf-8")
         return [path]
 

@@ -205,6 +205,36 @@ impl Bpe {
                 return Ok(());
             }
         }
+        let symbols = self.first_symbols(piece)?;
+        let skip = || p > 0.0 && (p >= 1.0 || uniform() < p);
+        self.merge_heap_into(&symbols, |l, r| self.rank(l, r), skip, out);
+        Ok(())
+    }
+
+    /// Appends the ids of `piece` with tokenizers' BPE-dropout, whose draws differ from
+    /// SentencePiece's (`encode_piece_dropout`): a skipped merge comes back once a later one is
+    /// not skipped (`merge_requeuing_skips`), and `ignore_merges` keeps a word that is a token
+    /// whole even so.
+    pub fn encode_piece_requeued_dropout(
+        &self,
+        piece: &str,
+        p: f64,
+        uniform: &mut dyn FnMut() -> f64,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        if self.options.whole_piece_first {
+            if let Some(id) = self.vocab.id(piece.as_bytes()) {
+                out.push(id);
+                return Ok(());
+            }
+        }
+        let symbols = self.first_symbols(piece)?;
+        out.extend(merge_requeuing_skips(&symbols, |l, r| self.rank(l, r), || p > 0.0 && uniform() < p));
+        Ok(())
+    }
+
+    /// The symbols merging starts from: the piece's bytes or characters (word marks on).
+    fn first_symbols(&self, piece: &str) -> Result<Vec<u32>> {
         let mut symbols = Vec::with_capacity(piece.len());
         if self.marks_symbols() {
             self.push_marked(piece.as_bytes(), &mut symbols, None)?;
@@ -214,9 +244,7 @@ impl Bpe {
         } else {
             self.push_chars(piece, &mut symbols)?;
         }
-        let skip = || p > 0.0 && (p >= 1.0 || uniform() < p);
-        self.merge_heap_into(&symbols, |l, r| self.rank(l, r), skip, out);
-        Ok(())
+        Ok(symbols)
     }
 
     /// Merges `symbols` with the heap and appends the result to `out`; unused pieces (in
@@ -431,6 +459,64 @@ pub(super) fn merge_by_heap(
         let q = next[i];
         if q != NONE {
             found(&mut heap, i, merged, ids[q]);
+        }
+    }
+    (0..n).filter(|&i| alive[i]).map(|i| ids[i]).collect()
+}
+
+/// Merges `symbols` as tokenizers' BPE does under dropout. Entries (rank, position, merged
+/// token) leave the heap lowest rank first, leftmost among equals; `skip()` is asked of each
+/// before it is checked, stale or not, and a skipped entry is set aside until an entry is not
+/// skipped, when all set aside go back on the heap. An entry is stale when its left symbol is
+/// gone or last, or the pair there now does not merge into its token.
+pub(super) fn merge_requeuing_skips(
+    symbols: &[u32],
+    rank: impl Fn(u32, u32) -> Option<(u32, u32)>,
+    mut skip: impl FnMut() -> bool,
+) -> Vec<u32> {
+    const NONE: usize = usize::MAX;
+    let n = symbols.len();
+    if n < 2 {
+        return symbols.to_vec();
+    }
+    let mut ids = symbols.to_vec();
+    let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+    let mut next: Vec<usize> = (1..=n).map(|i| if i == n { NONE } else { i }).collect();
+    let mut alive = vec![true; n];
+    let mut heap = BinaryHeap::with_capacity(n);
+    let push = |heap: &mut BinaryHeap<_>, i: usize, left: u32, right: u32| {
+        if let Some((r, merged)) = rank(left, right) {
+            heap.push(Reverse((r, i, merged)));
+        }
+    };
+    for i in 0..n - 1 {
+        push(&mut heap, i, ids[i], ids[i + 1]);
+    }
+    let mut set_aside = Vec::new();
+    while let Some(entry) = heap.pop() {
+        if skip() {
+            set_aside.push(entry);
+            continue;
+        }
+        heap.extend(set_aside.drain(..));
+        let Reverse((_, i, merged)) = entry;
+        let j = next[i];
+        if !alive[i] || j == NONE || rank(ids[i], ids[j]).is_none_or(|(_, m)| m != merged) {
+            continue;
+        }
+        ids[i] = merged;
+        alive[j] = false;
+        next[i] = next[j];
+        if next[j] != NONE {
+            prev[next[j]] = i;
+        }
+        let p = prev[i];
+        if p != NONE {
+            push(&mut heap, p, ids[p], merged);
+        }
+        let q = next[i];
+        if q != NONE {
+            push(&mut heap, i, merged, ids[q]);
         }
     }
     (0..n).filter(|&i| alive[i]).map(|i| ids[i]).collect()

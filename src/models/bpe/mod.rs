@@ -476,6 +476,18 @@ impl super::PieceModel for Bpe {
     ) -> Result<()> {
         self.encode_piece_dropout(piece, alpha as f64, &mut { uniform }, out)
     }
+    /// tokenizers' BPE-dropout (`encode_piece_requeued_dropout`).
+    fn encode_drawn(
+        &self,
+        piece: &str,
+        draw: super::Draw,
+        uniform: &mut dyn FnMut() -> f64,
+        out: &mut Vec<u32>,
+    ) -> Result<Option<Vec<(usize, usize)>>> {
+        let start = out.len();
+        self.encode_piece_requeued_dropout(piece, draw.p, uniform, out)?;
+        Ok(super::PieceModel::piece_spans(self, piece, &out[start..], 0.0))
+    }
     fn check_sampling(&self, alpha: f32) -> Result<()> {
         if alpha > 1.0 {
             return Err(Error::config(format!("dropout is a probability between 0 and 1, got {alpha}")));

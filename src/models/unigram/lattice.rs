@@ -406,6 +406,49 @@ pub fn sample(model: &impl Pieces, text: &str, alpha: f32, uniform: &mut impl Fn
     drawn - forward[text.len()]
 }
 
+/// A cut of `text` drawn as tokenizers' Unigram draws one with `theta`. Its forward sums scale
+/// the sum so far by `theta` along with the piece's score — F(end) = log Σ exp(θ × (score +
+/// F(start))) — and each edge into a position is drawn with weight exp(F(start) + θ × score):
+/// for θ other than 1 not the distribution `sample` draws from (SentencePiece's).
+pub fn sample_huggingface(
+    model: &impl Pieces,
+    text: &str,
+    theta: f64,
+    uniform: &mut impl FnMut() -> f64,
+    out: &mut Cut,
+) {
+    if text.is_empty() {
+        return;
+    }
+    let ends = edges_by_end(model, text);
+    let mut forward = vec![f64::NEG_INFINITY; text.len() + 1];
+    forward[0] = 0.0;
+    for pos in 1..=text.len() {
+        for e in &ends[pos] {
+            forward[pos] = log_add(forward[pos], theta * (e.score + forward[e.start as usize]));
+        }
+    }
+    let first = out.len();
+    let mut weights = Vec::new();
+    let mut pos = text.len();
+    while pos > 0 {
+        weights.clear();
+        weights.extend(ends[pos].iter().map(|e| (forward[e.start as usize] + theta * e.score - forward[pos]).exp()));
+        let mut target = uniform() * weights.iter().sum::<f64>();
+        let mut chosen = ends[pos].last().expect("every reached position has an edge in");
+        for (e, w) in ends[pos].iter().zip(&weights) {
+            if target < *w {
+                chosen = e;
+                break;
+            }
+            target -= w;
+        }
+        out.push((chosen.start, chosen.end, chosen.id));
+        pos = chosen.start as usize;
+    }
+    out[first..].reverse();
+}
+
 /// The entropy (in nats) of the cuts `sample` draws from `text` with `alpha`. Forward sums
 /// carry, for each position, log Z of the ways in and their mean `alpha` × score; the entropy
 /// is log Z − E[`alpha` × score] at the end.

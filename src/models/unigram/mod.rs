@@ -547,20 +547,67 @@ impl super::PieceModel for Unigram {
     /// character's, which is the same thing for a run of one).
     fn piece_spans(&self, piece: &str, ids: &[u32], carry: f32) -> Option<Vec<(usize, usize)>> {
         let lens = Unigram::piece_lens(self, piece, ids, carry)?;
-        let mut spans = super::spans_one_after_another(lens.clone());
-        if self.huggingface && self.byte_fallback {
-            let fallen = |k: usize| lens[k] == 1 && matches!(self.vocab.kind(ids[k]), Some(TokenKind::Byte(_)));
-            let mut k = 0;
-            while k < ids.len() {
-                let run_end = (k..ids.len()).find(|&j| !fallen(j)).unwrap_or(ids.len());
-                if run_end > k + 1 {
-                    let whole = (spans[k].0, spans[run_end - 1].1);
-                    spans[k..run_end].iter_mut().for_each(|s| *s = whole);
-                }
-                k = run_end.max(k + 1);
+        Some(self.spans(ids, lens))
+    }
+    /// tokenizers' subword regularization: with `nbest` a cut drawn among the n best, with
+    /// probability proportional to exp(`p` × its score), else from all cuts (forward filtering,
+    /// backward sampling).
+    fn encode_drawn(
+        &self,
+        piece: &str,
+        draw: super::Draw,
+        uniform: &mut dyn FnMut() -> f64,
+        out: &mut Vec<u32>,
+    ) -> Result<Option<Vec<(usize, usize)>>> {
+        let spelled = self.spelled(piece);
+        let text = spelled.as_ref();
+        if self.unk_id == NO_UNKNOWN && !text.is_empty() {
+            // tokenizers' sampling cut checks every token against the unknown piece's id, so
+            // without one it refuses any text.
+            return Err(Error::MissingUnknownPiece);
+        }
+        let mut cut = Vec::new();
+        if draw.nbest > 0 {
+            if draw.nbest.saturating_mul(text.len()) > crate::tokenizer::NBEST_BUDGET {
+                return Err(Error::config(format!(
+                    "nbest_size {} over a piece of {} bytes is too much work",
+                    draw.nbest,
+                    text.len()
+                )));
+            }
+            let cuts = lattice::nbest(self, text, draw.nbest);
+            let weights: Vec<f64> = cuts.iter().map(|(_, score)| (draw.p * *score as f64).exp()).collect();
+            let total: f64 = weights.iter().sum();
+            let mut left = uniform() * total;
+            let chosen = weights.iter().position(|w| {
+                left -= w;
+                left < 0.0
+            });
+            if let Some((chosen, _)) = chosen.and_then(|k| cuts.into_iter().nth(k)) {
+                cut = chosen;
+            } else {
+                lattice::viterbi_f64(self, text, &mut cut);
+                cut.reverse();
+            }
+        } else if self.huggingface {
+            lattice::sample_huggingface(self, text, draw.p, &mut { uniform }, &mut cut);
+        } else {
+            lattice::sample(self, text, draw.p as f32, &mut { uniform }, &mut cut);
+        }
+        let (start, mut lens) = (out.len(), Vec::with_capacity(cut.len()));
+        self.emit(text, cut.into_iter(), |id, len| {
+            out.push(id);
+            lens.push(len);
+        });
+        if self.byte_level {
+            let mut at = 0;
+            for len in &mut lens {
+                let chars = text[at..at + *len].chars().count();
+                at += *len;
+                *len = chars;
             }
         }
-        Some(spans)
+        Ok(Some(self.spans(&out[start..], lens)))
     }
     fn decoder(&self, normalizer: &Normalizer, _pretokenizer: &PreTokenizer) -> Decoder {
         Decoder::Metaspace {
@@ -599,6 +646,28 @@ impl super::PieceModel for Unigram {
     }
     fn check_sampling(&self, _alpha: f32) -> Result<()> {
         Ok(())
+    }
+}
+
+impl Unigram {
+    /// Where tokens of `lens` bytes each lie in their piece: one after another, except that
+    /// tokenizers gives every byte token a run of unknown characters falls back to the whole
+    /// run's place.
+    fn spans(&self, ids: &[u32], lens: Vec<usize>) -> Vec<(usize, usize)> {
+        let mut spans = super::spans_one_after_another(lens.clone());
+        if self.huggingface && self.byte_fallback {
+            let fallen = |k: usize| lens[k] == 1 && matches!(self.vocab.kind(ids[k]), Some(TokenKind::Byte(_)));
+            let mut k = 0;
+            while k < ids.len() {
+                let run_end = (k..ids.len()).find(|&j| !fallen(j)).unwrap_or(ids.len());
+                if run_end > k + 1 {
+                    let whole = (spans[k].0, spans[run_end - 1].1);
+                    spans[k..run_end].iter_mut().for_each(|s| *s = whole);
+                }
+                k = run_end.max(k + 1);
+            }
+        }
+        spans
     }
 }
 

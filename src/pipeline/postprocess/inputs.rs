@@ -5,7 +5,6 @@ use super::{Encoding, Padding, PostProcessor, Truncation};
 use crate::error::{Error, Result};
 use crate::models::piece_cache;
 use crate::models::vocab::Vocab;
-use crate::models::PieceModel;
 use crate::pipeline::normalize::Alignment;
 use crate::pipeline::special::Segment;
 use crate::tokenizer::Tokenizer;
@@ -296,10 +295,8 @@ impl Tokenizer {
                                 }
                                 self.splitter.pretokenizer.for_each_piece(stretch, |piece| {
                                     ids.clear();
-                                    let base_before = unigram_base;
-                                    self.encode_piece(cache, piece, &mut unigram_base, &mut ids)?;
+                                    let spans = self.encode_piece_placed(cache, piece, &mut unigram_base, &mut ids)?;
                                     let piece_start = piece.as_ptr() as usize - normalized.as_ptr() as usize;
-                                    let spans = self.model.piece_spans(piece, &ids, base_before);
                                     match spans.filter(|s| s.iter().all(|&(_, end)| end <= piece.len())) {
                                         Some(spans) => {
                                             for (&id, (from, to)) in ids.iter().zip(spans) {
