@@ -531,3 +531,39 @@ fn utf8_len(lead: u8) -> usize {
         _ => 1,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ranks of a toy vocabulary: a·b → ab (0), b·c → bc (1), ab·c → abc (2), c·a → ca (3).
+    fn rank(left: u32, right: u32) -> Option<(u32, u32)> {
+        match (left, right) {
+            (0, 1) => Some((0, 3)),
+            (1, 2) => Some((1, 4)),
+            (3, 2) => Some((2, 5)),
+            (2, 0) => Some((3, 6)),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn requeued_dropout_without_skips_merges_as_the_best_cut() {
+        let symbols = [0, 1, 2, 0, 1, 2, 0];
+        let best = merge_by_heap(&symbols, rank, || false, None);
+        assert_eq!(merge_requeuing_skips(&symbols, rank, || false), best);
+        assert_eq!(best, vec![5, 5, 0]);
+        assert_eq!(merge_requeuing_skips(&symbols, rank, || true), symbols.to_vec());
+    }
+
+    #[test]
+    fn a_skipped_merge_comes_back_after_the_next_merge() {
+        // a·b skipped once: b·c merges first, then a·b's entry is back but stale (b is gone),
+        // and the result is a, bc.
+        let mut draws = [true, false].into_iter();
+        assert_eq!(merge_requeuing_skips(&[0, 1, 2], rank, || draws.next().unwrap_or(false)), vec![0, 4]);
+        // A skip of the last entry on the heap leaves its pair unmerged.
+        let mut draws = [true, false].into_iter();
+        assert_eq!(merge_requeuing_skips(&[0, 1], rank, || draws.next().unwrap_or(false)), vec![0, 1]);
+    }
+}
