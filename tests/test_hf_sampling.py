@@ -100,9 +100,7 @@ def unigram(tmp_path_factory: pytest.TempPathFactory, stdlib_text: str) -> Path:
     tok = tokenizers.Tokenizer(tokenizers.models.Unigram())
     tok.pre_tokenizer = pre_tokenizers.Metaspace()
     tok.decoder = decoders.Metaspace()
-    trainer = trainers.UnigramTrainer(
-        vocab_size=1000, unk_token="<unk>", special_tokens=["<unk>"], show_progress=False
-    )
+    trainer = trainers.UnigramTrainer(vocab_size=1000, unk_token="<unk>", special_tokens=["<unk>"], show_progress=False)
     tok.train_from_iterator(stdlib_text[:200_000].splitlines(), trainer=trainer)
     path = tmp_path_factory.mktemp("unigram") / "tokenizer.json"
     tok.save(str(path))
@@ -111,7 +109,9 @@ def unigram(tmp_path_factory: pytest.TempPathFactory, stdlib_text: str) -> Path:
 
 @pytest.mark.parametrize(("alpha", "nbest_size"), [(0.5, None), (0.2, None), (0.5, 4)])
 @pytest.mark.parametrize("text", ["xylophone", "the return value"])
-def test_unigram_alpha_draws_as_tokenizers_draws(unigram: Path, alpha: float, nbest_size: int | None, text: str) -> None:
+def test_unigram_alpha_draws_as_tokenizers_draws(
+    unigram: Path, alpha: float, nbest_size: int | None, text: str
+) -> None:
     # tokenizers' forward sums scale the sum so far by alpha too, which SentencePiece's do not.
     frequencies = []
     for module in (tokenizers, tt):

@@ -27,13 +27,8 @@ from pathlib import Path
 import pytest
 
 # Test id (module::class::name, parameters dropped) → why tokenmill does not pass it yet.
-_CUSTOM = "custom Python components are refused: tokenmill runs every component in Rust"
 _UNIGRAM_READER = "the Unigram reader takes SentencePiece's shapes only (no NFKC before a ByteLevel pre-tokenizer)"
 KNOWN: dict[str, str] = {
-    "tests.bindings.test_normalizers.TestCustomNormalizer::test_instantiate": _CUSTOM,
-    "tests.bindings.test_normalizers.TestCustomNormalizer::test_normalizer_interface": _CUSTOM,
-    "tests.bindings.test_pre_tokenizers.TestCustomPreTokenizer::test_camel_case": _CUSTOM,
-    "tests.bindings.test_pre_tokenizers.TestCustomPreTokenizer::test_instantiate": _CUSTOM,
     "tests.bindings.test_tokenizer.TestTokenizer::test_multiprocessing_with_parallelism": (
         "asserts that a forked child deadlocks with parallelism on (tokenizers' known hang); tokenmill's "
         "pool is rebuilt in the child and finishes"

@@ -6,9 +6,11 @@ truncation and padding applied, `decode`/`decode_batch`, the vocabulary, added t
 truncation and padding settings, its components to read, set and change), `Encoding` with every
 accessor, `AddedToken`, `Regex`, and the component namespaces `models`, `normalizers`,
 `pre_tokenizers`, `processors`, `decoders` (with `DecodeStream`), `trainers` — each component its
-`tokenizer.json` node, run by tokenmill's Rust code. A component tokenmill cannot run exactly (a
-custom Python one) is an error when it is made. tokenizers' own test suite runs against this
-module in `tests/test_tokenizers_suite.py`, with what does not pass yet listed there.
+`tokenizer.json` node, run by tokenmill's Rust code. Custom Python components
+(`Normalizer.custom`, `PreTokenizer.custom`, `Decoder.custom`) work on `NormalizedString` and
+`PreTokenizedString` as in tokenizers; a tokenizer holding one encodes through Python (the model
+and the built-in steps still in Rust) and cannot be saved. tokenizers' own test suite runs against
+this module in `tests/test_tokenizers_suite.py`, with what does not pass yet listed there.
 
 >>> from tokenmill.tokenizers import AddedToken
 >>> AddedToken("[MASK]", lstrip=True).lstrip
@@ -28,6 +30,7 @@ from tokenmill.tokenizers.implementations import (
 )
 from tokenmill.tokenizers.models import Token
 from tokenmill.tokenizers.normalized_string import NormalizedString
+from tokenmill.tokenizers.pre_tokenized_string import PreTokenizedString
 from tokenmill.tokenizers.tokenizer import Tokenizer
 
 __all__ = [
@@ -39,6 +42,7 @@ __all__ = [
     "SentencePieceUnigramTokenizer",
     "Encoding",
     "NormalizedString",
+    "PreTokenizedString",
     "Regex",
     "Token",
     "Tokenizer",

@@ -3,6 +3,10 @@ post-processors, decoders) shares: it *is* its `tokenizer.json` node. Attributes
 the node's fields, a component set on a `Tokenizer` shares its node with the tokenizer's file
 (changing an attribute changes the tokenizer, as in `tokenizers`), and pickling keeps the JSON.
 
+A custom component (`Normalizer.custom(obj)`, ...) is the node `{"type": "Custom", "object": obj}`:
+it holds a Python object where a `tokenizer.json` has no place for one, so writing it (a file, a
+pickle) is refused, as `tokenizers` refuses it, and the code that runs components runs it in Python.
+
 >>> from tokenmill.tokenizers.normalizers import Strip
 >>> s = Strip(left=False)
 >>> s.left, s.right, s._node
@@ -92,7 +96,13 @@ class Component:
         self._node[fields[name]] = value
         self._changed()
 
+    def _is_custom(self) -> bool:
+        """Whether this component is, or holds, a custom Python one."""
+        return has_custom(self._node)
+
     def __getstate__(self) -> str:
+        if self._is_custom():
+            raise not_serializable(self._family)
         return json.dumps(self._node, ensure_ascii=False)
 
     def __setstate__(self, state: str | bytes) -> None:
@@ -194,8 +204,56 @@ def pattern_node(pattern: object) -> dict[str, str]:
     raise TypeError(f"pattern must be a str or a tokenizers Regex, not {type(pattern).__name__}")
 
 
-def no_custom(family: str) -> _core.ConfigError:
+CUSTOM = "Custom"
+
+# Each family's name as tokenizers' messages spell it.
+_FAMILY_NAMES = {"normalizer": "Normalizer", "pre_tokenizer": "PreTokenizer", "decoder": "Decoder"}
+# Where a Sequence node holds its children, per family.
+_CHILDREN = ("normalizers", "pretokenizers", "decoders")
+
+
+def register_custom(base: type[Component]) -> None:
+    """Makes `base` (a family's base class) the class of that family's custom nodes, as
+    tokenizers gives a custom component its family's base class."""
+    _REGISTRY.setdefault(base._family, {})[CUSTOM] = base
+
+
+def custom_node(obj: Any) -> dict[str, Any]:
+    return {"type": CUSTOM, "object": obj}
+
+
+def has_custom(node: Any) -> bool:
+    """Whether a component node is, or holds, a custom one."""
+    if not isinstance(node, dict):
+        return False
+    if node.get("type") == CUSTOM:
+        return True
+    return any(has_custom(child) for key in _CHILDREN for child in node.get(key) or ())
+
+
+def not_serializable(family: str) -> _core.ConfigError:
+    name = _FAMILY_NAMES.get(family, family)
     return _core.ConfigError(
-        f"custom Python {family}s are not supported: tokenmill runs every component in Rust, and a Python "
-        "callback would run outside it (use the built-in components, or tokenizers itself)"
+        f"Custom {name} cannot be serialized: a custom Python {name} has no tokenizer.json form, so it cannot be "
+        "saved, written as text or pickled (tokenizers refuses it too); set a built-in one before saving"
     )
+
+
+def call_custom(family: str, obj: Any, method: str, *args: Any) -> Any:
+    """`obj.method(*args)`: what a custom component's code raises comes back as a ConfigError
+    chained to it, its message ending as tokenizers reports it (`... raised TypeError: ...`)."""
+    try:
+        return getattr(obj, method)(*args)
+    except _core.ConfigError as e:
+        if getattr(e, "_from_custom", False):
+            raise  # a custom component inside this one already said what went wrong
+        raise _wrapped(family, method, e) from e
+    except Exception as e:
+        raise _wrapped(family, method, e) from e
+
+
+def _wrapped(family: str, method: str, error: Exception) -> _core.ConfigError:
+    name = _FAMILY_NAMES.get(family, family)
+    wrapped = _core.ConfigError(f"the custom {name}'s `{method}` raised {type(error).__name__}: {error}")
+    wrapped._from_custom = True  # type: ignore[attr-defined]
+    return wrapped

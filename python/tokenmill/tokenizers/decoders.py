@@ -11,6 +11,10 @@ incomplete).
 >>> tok = Tokenizer.from_file("tokenizer.json")   # bert-base-uncased: [CLS] ... [SEP]
 >>> [stream.step(tok, i) for i in tok.encode("Hello tokenization world").ids]
 [None, 'hello', ' token', 'ization', ' world', None]
+
+A custom decoder (`Decoder.custom(obj)`) decodes in Python: `obj.decode_chain(tokens)` gives the
+decoded pieces, joined (tokenizers' contract), or, lacking that method, `obj.decode(tokens)` the
+text. It stands alone (not in a `Sequence`, which tokenizers refuses too) and cannot be saved.
 """
 
 from __future__ import annotations
@@ -19,7 +23,15 @@ import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tokenmill import _core
-from tokenmill.tokenizers._component import Component, no_custom, pattern_node
+from tokenmill.tokenizers._component import (
+    CUSTOM,
+    Component,
+    call_custom,
+    custom_node,
+    has_custom,
+    pattern_node,
+    register_custom,
+)
 from tokenmill.tokenizers._component import Sequence as _Sequence
 
 if TYPE_CHECKING:
@@ -52,6 +64,11 @@ class DecodeStream:
 
     def step(self, tokenizer: Tokenizer, id: int | list[int]) -> str | None:
         if self._tokenizer is None:
+            if tokenizer._custom_decoder() is not None:
+                raise _core.ConfigError(
+                    "a DecodeStream runs the tokenizer's decoder in Rust, and this one is a custom Python "
+                    "decoder: decode the ids whole with tokenizer.decode"
+                )
             self._tokenizer = tokenizer
             self._stream = tokenizer._tok.decode_stream(skip_special_tokens=self.skip_special_tokens)
             if self._prefix:
@@ -74,7 +91,8 @@ class Decoder(Component):
     _family = "decoder"
 
     def _check(self) -> None:
-        self.decode([])
+        if not self._is_custom():
+            self.decode([])
 
     def _steps(self) -> list[dict[str, Any]]:
         return [self._node]
@@ -87,6 +105,8 @@ class Decoder(Component):
         """
         if isinstance(tokens, str) or not all(isinstance(t, str) for t in tokens):
             raise TypeError("decode takes a list of token strings")
+        if self._node.get("type") == CUSTOM:
+            return _custom_decode(self._node["object"], list(tokens))
         parts, pending = list(tokens), []
         # ByteLevel joins every token into one text (its bytes, as UTF-8); the steps around it
         # run in Rust, those after it on the joined text.
@@ -102,7 +122,32 @@ class Decoder(Component):
 
     @staticmethod
     def custom(decoder: Any) -> Decoder:
-        raise no_custom("decoder")
+        """A decoder whose `decoder.decode_chain(tokens)` gives the decoded piece of each token
+        (joined into the text), or, without that method, whose `decoder.decode(tokens)` gives the
+        text. It runs in Python; a tokenizer holding one cannot be saved.
+
+        >>> class Dashes:
+        ...     def decode_chain(self, tokens):
+        ...         return [t.replace("_", " ") for t in tokens]
+        >>> Decoder.custom(Dashes()).decode(["_a", "_b"])
+        ' a b'
+        """
+        return Decoder._make(custom_node(decoder))  # type: ignore[no-any-return]
+
+
+register_custom(Decoder)
+
+
+def _custom_decode(obj: Any, tokens: list[str]) -> str:
+    method = "decode_chain" if hasattr(obj, "decode_chain") or not hasattr(obj, "decode") else "decode"
+    out = call_custom("decoder", obj, method, tokens)
+    if method == "decode":
+        if not isinstance(out, str):
+            raise TypeError(f"a custom decoder's decode must return a str, not {type(out).__name__}")
+        return out
+    if isinstance(out, str) or not isinstance(out, (list, tuple)) or not all(isinstance(t, str) for t in out):
+        raise TypeError("a custom decoder's decode_chain must return a list of str")
+    return "".join(out)
 
 
 def _run(steps: list[dict[str, Any]], tokens: list[str]) -> str:
@@ -244,6 +289,14 @@ class Sequence(Decoder, _Sequence):
 
     def __new__(cls, decoders: list[Decoder]) -> Sequence:
         return cls._of(decoders)  # type: ignore[no-any-return]
+
+    def _set_children(self, children: list[Component]) -> None:
+        if any(has_custom(getattr(child, "_node", None)) for child in children):
+            raise _core.ConfigError(
+                "a custom decoder cannot be part of a decoders.Sequence (tokenizers cannot run one there either): "
+                "set it alone as the tokenizer's decoder, and do the other steps in its decode_chain"
+            )
+        super()._set_children(children)
 
     def _steps(self) -> list[dict[str, Any]]:
         return [step for child in self.__dict__["_children"] for step in child._steps()]

@@ -340,6 +340,10 @@ class Unigram(Model):
             raise _core.ConfigError(f"nbest_size must be an integer >= 0, not {value!r}")
         self._set_sampling("nbest_size", value)
 
+    def __getstate__(self) -> str:
+        # As tokenizers serializes the model: without its sampling settings.
+        return json.dumps({k: v for k, v in self._node.items() if k not in ("alpha", "nbest_size")}, ensure_ascii=False)
+
     def _set_sampling(self, key: str, value: float | int | None) -> None:
         if value is None:
             self._node.pop(key, None)

@@ -1,10 +1,20 @@
 """`tokenmill.tokenizers.pre_tokenizers`: Hugging Face's pre-tokenizers, each its `tokenizer.json`
 node. The splitting steps run in tokenmill's Rust splitters; `ByteLevel` and `Metaspace`, which
 rewrite the pieces (GPT-2's byte characters, `▁` for spaces), spell the pieces those splitters cut.
-A custom Python pre-tokenizer is an error when it is made.
 
 >>> Whitespace().pre_tokenize_str("Hey friend!")
 [('Hey', (0, 3)), ('friend', (4, 10)), ('!', (10, 11))]
+
+A custom pre-tokenizer (`PreTokenizer.custom(obj)`) is Python code: `obj.pre_tokenize(pretok)`
+cuts a `PreTokenizedString`, usually through `pretok.split(func)`. It runs alone or in a
+`Sequence` with built-in steps (which then run on the `PreTokenizedString` too, `pre_tokenize`),
+and a `Tokenizer` holding one encodes through Python:
+
+>>> class Sentences:
+...     def pre_tokenize(self, pretok):
+...         pretok.split(lambda i, normalized: normalized.split(".", "merged_with_previous"))
+>>> Sequence([PreTokenizer.custom(Sentences()), WhitespaceSplit()]).pre_tokenize_str("Hi there. Bye.")
+[('Hi', (0, 2)), ('there.', (3, 9)), ('Bye.', (10, 14))]
 """
 
 from __future__ import annotations
@@ -15,8 +25,17 @@ from collections import Counter
 from typing import Any, ClassVar
 
 from tokenmill import _core
-from tokenmill.tokenizers._component import Component, no_custom, pattern_node
+from tokenmill.tokenizers._component import (
+    CUSTOM,
+    Component,
+    call_custom,
+    custom_node,
+    pattern_node,
+    register_custom,
+)
 from tokenmill.tokenizers._component import Sequence as _Sequence
+from tokenmill.tokenizers.normalized_string import NormalizedString
+from tokenmill.tokenizers.pre_tokenized_string import PreTokenizedString, PreTokenizedStringRefMut, target_of
 
 Piece = tuple[str, tuple[int, int]]
 
@@ -36,7 +55,8 @@ class PreTokenizer(Component):
     _family = "pre_tokenizer"
 
     def _check(self) -> None:
-        self.pre_tokenize_str("")
+        if not self._is_custom():  # a custom one runs only when used, as in tokenizers
+            self.pre_tokenize_str("")
 
     def _steps(self) -> list[dict[str, Any]]:
         return [self._node]
@@ -49,6 +69,10 @@ class PreTokenizer(Component):
         """
         if not isinstance(sequence, str):
             raise TypeError(f"pre_tokenize_str takes a str, not {type(sequence).__name__}")
+        if self._is_custom():
+            pretok = PreTokenizedString(sequence)
+            self._apply(pretok)
+            return [(text, offsets) for text, offsets, _ in pretok.get_splits()]
         # (text, start, width): where a piece starts in `sequence` and how many of its characters
         # it covers (None: its own length, the piece being a slice of the text).
         pieces: list[_Placed] = [(sequence, 0, None)]
@@ -67,10 +91,52 @@ class PreTokenizer(Component):
             i = j
         return [(text, (start, start + (len(text) if width is None else width))) for text, start, width in pieces]
 
+    def pre_tokenize(self, pretok: PreTokenizedString) -> None:
+        """Cuts the splits of a `PreTokenizedString` in place, keeping track of where each comes
+        from (`pre_tokenize_str` gives the pieces of a text alone).
+
+        >>> from tokenmill.tokenizers import PreTokenizedString
+        >>> pretok = PreTokenizedString("Hey friend!")
+        >>> Sequence([WhitespaceSplit(), Punctuation()]).pre_tokenize(pretok)
+        >>> pretok.get_splits()
+        [('Hey', (0, 3), None), ('friend', (4, 10), None), ('!', (10, 11), None)]
+        """
+        self._apply(target_of(pretok))
+
+    def _apply(self, target: PreTokenizedString) -> None:
+        """Each step on `target`'s splits: a custom one's `pre_tokenize`, ByteLevel and Metaspace
+        as tokenizers runs them on NormalizedStrings, runs of splitting steps in Rust."""
+        steps = self._steps()
+        i = 0
+        while i < len(steps):
+            kind = steps[i].get("type")
+            if kind == CUSTOM:
+                ref = PreTokenizedStringRefMut(target)
+                try:
+                    call_custom("pre_tokenizer", steps[i]["object"], "pre_tokenize", ref)
+                finally:
+                    ref._close()
+                i += 1
+            elif kind == "ByteLevel":
+                _byte_level(steps[i], target)
+                i += 1
+            elif kind == "Metaspace":
+                _metaspace(steps[i], target)
+                i += 1
+            else:
+                j = i
+                while j < len(steps) and steps[j].get("type") not in (CUSTOM, *_REWRITING):
+                    j += 1
+                spec = "hf:" + json.dumps({"type": "Sequence", "pretokenizers": steps[i:j]}, ensure_ascii=False)
+                target.split(lambda _, n, spec=spec: _cut(spec, n))
+                i = j
+
     def _counting_spec(self) -> tuple[str, bool, bool] | None:
         """How Rust can count this pre-tokenizer's pieces in one pass (`count_pieces_with`):
         (the split spec, a prefix space, spell the pieces in byte-level characters) for a run of
         splitting steps or a lone ByteLevel; None for the other shapes (`_count`)."""
+        if self._is_custom():
+            return None
         steps = self._steps()
         if len(steps) == 1 and steps[0].get("type") == "ByteLevel":
             step = steps[0]
@@ -85,7 +151,9 @@ class PreTokenizer(Component):
         """How often each of `pre_tokenize_str`'s pieces occurs over `texts` (what training
         counts), without their places: each run of splitting steps cuts the whole batch in one
         Rust call, and a last ByteLevel step cuts the raw text and spells each distinct piece
-        once."""
+        once. With a custom step, the pieces of `pre_tokenize_str`, text by text."""
+        if self._is_custom():
+            return Counter(piece for text in texts for piece, _ in self.pre_tokenize_str(text))
         pieces: list[tuple[str, bool]] = [(t, True) for t in texts]  # (text, starts its input)
         steps = self._steps()
         respell = False
@@ -120,7 +188,70 @@ class PreTokenizer(Component):
 
     @staticmethod
     def custom(pre_tokenizer: Any) -> PreTokenizer:
-        raise no_custom("pre-tokenizer")
+        """A pre-tokenizer whose `pre_tokenizer.pre_tokenize(pretok)` cuts the
+        `PreTokenizedString` it is given, in place: `pretok.split(func)` with `func(index,
+        normalized)` returning slices of `normalized` (`normalized[i:j]`, `normalized.split(...)`).
+        It runs in Python; a tokenizer holding one cannot be saved.
+
+        >>> class EachHan:   # every CJK character a piece of its own, as a word segmenter might
+        ...     def cut(self, i, normalized):
+        ...         text, parts, start = normalized.normalized, [], 0
+        ...         for j, c in enumerate(text):
+        ...             if "\u4e00" <= c <= "\u9fff":
+        ...                 parts += [normalized[start:j], normalized[j : j + 1]]
+        ...                 start = j + 1
+        ...         rest = normalized[start:]  # None when the text ends with a CJK character
+        ...         return parts if rest is None else parts + [rest]
+        ...     def pre_tokenize(self, pretok):
+        ...         pretok.split(self.cut)
+        >>> PreTokenizer.custom(EachHan()).pre_tokenize_str("ab東京c")
+        [('ab', (0, 2)), ('東', (2, 3)), ('京', (3, 4)), ('c', (4, 5))]
+        """
+        return PreTokenizer._make(custom_node(pre_tokenizer))  # type: ignore[no-any-return]
+
+
+register_custom(PreTokenizer)
+
+
+def _cut(spec: str, normalized: NormalizedString) -> list[NormalizedString]:
+    """The splitting steps `spec` on one split: the pieces Rust cuts, as slices of it."""
+    return [normalized._sliced(a, b) for _, (a, b) in _core.pre_tokenize_with(spec, normalized.normalized)]
+
+
+def _byte_level(step: dict[str, Any], target: PreTokenizedString) -> None:
+    """tokenizers' ByteLevel on each split: a space before it (`add_prefix_space`), cut by
+    GPT-2's pattern (`use_regex`), then each character spelled as its bytes' characters."""
+    prefix, use_regex = step.get("add_prefix_space", True), step.get("use_regex", True)
+
+    def cut(_: int, normalized: NormalizedString) -> list[NormalizedString]:
+        if prefix and not normalized.normalized.startswith(" "):
+            normalized.prepend(" ")
+        return _cut("gpt2", normalized) if use_regex else [normalized]
+
+    target.split(cut)
+    spelling = _byte_spelling()
+    for split in target._splits:
+        if split.tokens is None:
+            n = split.normalized
+            n._transform([(spelling[b], int(k > 0)) for c in n._chars for k, b in enumerate(c.encode("utf-8"))])
+
+
+def _metaspace(step: dict[str, Any], target: PreTokenizedString) -> None:
+    """tokenizers' Metaspace on each split: spaces become `replacement`, one is put before the
+    split (always, only before the text's start with "first", or never), and with `split` a
+    piece starts at each."""
+    replacement = step.get("replacement", "▁")
+    scheme = step.get("prepend_scheme", "always")
+
+    def cut(_: int, normalized: NormalizedString) -> list[NormalizedString]:
+        normalized.replace(" ", replacement)
+        if not normalized.normalized.startswith(replacement) and (
+            scheme == "always" or (scheme == "first" and normalized._offsets_original()[0] == 0)
+        ):
+            normalized.prepend(replacement)
+        return normalized.split(replacement, "merged_with_next") if step.get("split", True) else [normalized]
+
+    target.split(cut)
 
 
 _Placed = tuple[str, int, "int | None"]

@@ -9,6 +9,11 @@ the tokenizer's own settings, as in `tokenizers`.
 [101, 7592, 2088, 102]
 >>> tokenizer.decode([101, 7592, 2088, 102])
 'hello world'
+
+A tokenizer whose normalizer or pre-tokenizer is (or holds) a custom Python component has no
+`tokenizer.json` form for tokenmill's core to run whole: it encodes in Python as tokenizers does
+(`tokenmill.tokenizers.pre_tokenized_string.PythonPipeline`), the built-in steps and the model
+still in Rust; it cannot be saved or pickled, as in tokenizers.
 """
 
 from __future__ import annotations
@@ -23,12 +28,13 @@ from typing import Any
 
 from tokenmill import _core
 from tokenmill import tokenizer as _tokenmill
-from tokenmill.tokenizers._component import Component
+from tokenmill.tokenizers._component import Component, has_custom, not_serializable
 from tokenmill.tokenizers.added_token import AddedToken
 from tokenmill.tokenizers.decoders import Decoder
 from tokenmill.tokenizers.encoding import Encoding
 from tokenmill.tokenizers.models import Model
 from tokenmill.tokenizers.normalizers import Normalizer
+from tokenmill.tokenizers.pre_tokenized_string import PythonPipeline
 from tokenmill.tokenizers.pre_tokenizers import PreTokenizer
 from tokenmill.tokenizers.processors import PostProcessor
 from tokenmill.tokenizers.trainers import Trainer
@@ -77,7 +83,7 @@ class Tokenizer:
     def _tok(self) -> _tokenmill.Tokenizer:
         if self._loaded is None:
             assert self._doc is not None  # either is set
-            self._loaded = _load(self._doc)
+            self._loaded = _load(_runnable(self._doc))
         return self._loaded
 
     def _watcher(self) -> Any:
@@ -101,6 +107,7 @@ class Tokenizer:
         self._source = None  # the file it was read from no longer says what this tokenizer is
         self.__dict__.pop("_spelled_cache", None)
         self.__dict__.pop("_plain_core", None)
+        self.__dict__.pop("_pipeline_cache", None)
 
     # -- components -------------------------------------------------------------------------
     def _component(self, key: str, family: type[Component]) -> Any:
@@ -204,8 +211,12 @@ class Tokenizer:
     def to_str(self, pretty: bool = False) -> str:
         """The `tokenizer.json` text of this tokenizer: the file it was read from (or was built
         from components), with the current truncation and padding, so every component is kept as
-        the file spelled it; for one made from a `tokenmill.Tokenizer`, tokenmill's export of it."""
-        document = dict(self._document())
+        the file spelled it; for one made from a `tokenmill.Tokenizer`, tokenmill's export of it.
+        A custom component has no JSON form: a tokenizer holding one is refused (a ConfigError)."""
+        for family in ("normalizer", "pre_tokenizer", "decoder"):
+            if has_custom(self._document().get(family)):
+                raise not_serializable(family)
+        document = _without_sampling_settings(self._document())
         document["truncation"], document["padding"] = _settings_nodes(self.truncation, self.padding)
         if pretty:
             return json.dumps(document, indent=2, ensure_ascii=False)
@@ -231,6 +242,11 @@ class Tokenizer:
         >>> enc.tokens, enc.type_ids
         (['[CLS]', 'hello', '[SEP]', 'world', '[SEP]'], [0, 0, 0, 1, 1])
         """
+        pipeline = self._pipeline()
+        if pipeline is not None:
+            first = pipeline.encode(sequence, 0, is_pretokenized)
+            second = None if pair is None else pipeline.encode(pair, 1, is_pretokenized)
+            return self.post_process(first, second, add_special_tokens)
         if is_pretokenized:
             second = None if pair is None else self._words(pair, 1)
             return self.post_process(self._words(sequence, 0), second, add_special_tokens)
@@ -261,11 +277,14 @@ class Tokenizer:
         """`encode` over a batch (texts, or `(text, pair)` tuples) on all cores; padding to the
         longest pads the whole batch."""
         items = list(input)
-        if is_pretokenized:
+        if is_pretokenized or self._pipeline() is not None:
             encodings = []
             for item in items:
-                first, second = item if isinstance(item, tuple) else (item, None)
-                encodings.append(self.encode(first, second, True, add_special_tokens))
+                if is_pretokenized:
+                    first, second = item if isinstance(item, tuple) else (item, None)
+                else:
+                    first, second = _parts(item)
+                encodings.append(self.encode(first, second, is_pretokenized, add_special_tokens))
             return _padded_together(encodings, self.padding)
         pairs = [isinstance(item, (tuple, list)) for item in items]
         if any(pairs) and not all(pairs):
@@ -342,6 +361,34 @@ class Tokenizer:
     def encode_special_tokens(self, value: bool) -> None:
         self.__dict__["_specials_as_text"] = bool(value)
         self.__dict__.pop("_plain_core", None)
+        self.__dict__.pop("_pipeline_cache", None)
+
+    def _pipeline(self) -> PythonPipeline | None:
+        """How this tokenizer encodes when its normalizer or pre-tokenizer holds a custom Python
+        component (made once per state of its file); None when the core runs it whole."""
+        doc = self._doc
+        if doc is None or not (has_custom(doc.get("normalizer")) or has_custom(doc.get("pre_tokenizer"))):
+            return None
+        cached = self.__dict__.get("_pipeline_cache")
+        if cached is None:
+            # The model alone, in Rust: the pipeline gives it the pieces.
+            model = dict(_runnable(doc), added_tokens=[], normalizer=None, pre_tokenizer=None, post_processor=None)
+            model.update(decoder=None, truncation=None, padding=None)
+            cached = self.__dict__["_pipeline_cache"] = PythonPipeline(
+                doc.get("added_tokens") or [],
+                self.normalizer,
+                self.pre_tokenizer,
+                _load(model)._core.with_settings(None, None),
+                specials_as_text=self.encode_special_tokens,
+            )
+        return cached  # type: ignore[no-any-return]
+
+    def _custom_decoder(self) -> Decoder | None:
+        """The decoder, when it is a custom Python one (decoding then runs in Python)."""
+        doc = self._doc
+        if doc is None or not has_custom(doc.get("decoder")):
+            return None
+        return self.decoder
 
     def _encoder(self) -> _tokenmill.Tokenizer:
         """The tokenizer encodings come from: this one, or with `encode_special_tokens` one whose
@@ -359,6 +406,13 @@ class Tokenizer:
     # -- decoding ---------------------------------------------------------------------------
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
         """The text of `ids` through the tokenizer's decoder."""
+        decoder = self._custom_decoder()
+        if decoder is not None:
+            # As tokenizers: each id's token (unknown ids and, if asked, special tokens left out)
+            # through the decoder.
+            specials = {t.content for t in self._added().values() if t.special} if skip_special_tokens else set()
+            tokens = [self.id_to_token(i) for i in ids]
+            return decoder.decode([t for t in tokens if t is not None and t not in specials])
         return self._tok.decode(list(ids), skip_special_tokens=skip_special_tokens)
 
     def decode_batch(self, sequences: Iterable[Sequence[int]], skip_special_tokens: bool = True) -> list[str]:
@@ -623,8 +677,67 @@ def _core_encoding(core: Any, encoding: Encoding) -> Any:
     )
 
 
+# A Unigram model's sampling settings, which tokenizers keeps on the model and out of the file.
+_UNIGRAM_SAMPLING = ("alpha", "nbest_size")
+
+
+def _without_sampling_settings(doc: dict[str, Any]) -> dict[str, Any]:
+    """A shallow copy of `doc` whose Unigram model has no sampling settings (as tokenizers writes it)."""
+    model = doc.get("model")
+    if isinstance(model, dict) and any(key in model for key in _UNIGRAM_SAMPLING):
+        doc = {**doc, "model": {k: v for k, v in model.items() if k not in _UNIGRAM_SAMPLING}}
+    return dict(doc)
+
+
+def _draw(model: dict[str, Any]) -> tuple[float, int] | None:
+    """How a Unigram model draws a cut on every encode, as tokenizers runs it: with an `alpha`
+    (among the `nbest_size` best cuts when that is above 0); None when it takes the best cut (no
+    alpha, or 0). (A BPE `dropout` is in the file, and read with it.)"""
+    if model.get("type") == "Unigram" and model.get("alpha"):
+        return float(model["alpha"]), int(model.get("nbest_size") or 0)
+    return None
+
+
+def _runnable(doc: dict[str, Any]) -> dict[str, Any]:
+    """`doc` without its custom components (which run in Python), for what the core does with the
+    rest: the vocabulary, post-processing, decoding. A byte-level BPE whose ByteLevel step goes with
+    the custom pre-tokenizer keeps a stand-in one, which says its tokens are byte-level text."""
+    if not any(has_custom(doc.get(key)) for key in ("normalizer", "pre_tokenizer", "decoder")):
+        return doc
+    out = {key: _without_custom(value) if key in ("normalizer", "pre_tokenizer", "decoder") else value
+           for key, value in doc.items()}  # fmt: skip
+    byte_level = (doc.get("model") or {}).get("type") == "BPE" and "ByteLevel" in json.dumps(out.get("decoder"))
+    if has_custom(doc.get("pre_tokenizer")) and byte_level:
+        if "ByteLevel" not in json.dumps(out["pre_tokenizer"]):
+            out["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False}
+            out["pre_tokenizer"]["use_regex"] = False
+    return out
+
+
+def _without_custom(node: Any) -> Any:
+    """A component node without its custom parts: a custom one is None, a Sequence keeps the rest."""
+    if not has_custom(node):
+        return node
+    for key in ("normalizers", "pretokenizers", "decoders"):
+        if isinstance(node.get(key), list):
+            kept = [child for child in map(_without_custom, node[key]) if child is not None]
+            return {**node, key: kept} if kept else None
+    return None
+
+
 def _load(doc: dict[str, Any]) -> _tokenmill.Tokenizer:
-    """tokenmill's tokenizer for a tokenizer.json dict."""
+    """tokenmill's tokenizer for a tokenizer.json dict (its model's sampling, if any, applied
+    after reading the rest)."""
+    model = doc.get("model") or {}
+    draw = _draw(model)
+    if draw is not None:
+        doc = _without_sampling_settings(doc)
+    tok = _read(doc)
+    return tok if draw is None else _tokenmill.Tokenizer(tok._core.with_draw(*draw))
+
+
+def _read(doc: dict[str, Any]) -> _tokenmill.Tokenizer:
+    """tokenmill's tokenizer for a tokenizer.json dict, read as a file."""
     with tempfile.TemporaryDirectory(prefix="tokenmill-") as directory:
         path = Path(directory) / "tokenizer.json"
         path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")

@@ -61,15 +61,20 @@ def lines_of(files: Iterable[str]) -> Iterator[str]:
 
 def _words(texts: Iterable[str], normalizer: Normalizer | None, pre: PreTokenizer | None) -> Counter[str]:
     """The pieces the tokenizer's normalizer and pre-tokenizer cut `texts` into, counted: a
-    batch of lines at a time through Rust (`normalize_batch_with`, `PreTokenizer._count`)."""
+    batch of lines at a time through Rust (`normalize_batch_with`, `PreTokenizer._count`), or
+    text by text in Python where a custom component must run (as tokenizers feeds its trainer)."""
     counts: Counter[str] = Counter()
     batch: list[str] = []
 
-    spec = None if normalizer is None else normalizer._spec()
-    fused = None if pre is None else pre._counting_spec()
+    custom = normalizer is not None and normalizer._is_custom()
+    spec = None if normalizer is None or custom else normalizer._spec()
+    fused = None if pre is None or custom else pre._counting_spec()
 
     def add(batch: list[str]) -> None:
-        if fused is not None:
+        if custom:
+            assert normalizer is not None
+            batch = [normalizer.normalize_str(t) for t in batch]
+        elif fused is not None:
             # Normalized, cut and counted in Rust, no Python string per piece.
             split, prefix_space, spell = fused
             found = _core.count_pieces_with(spec, split, prefix_space, batch)
