@@ -27,16 +27,11 @@ from pathlib import Path
 import pytest
 
 # Test id (module::class::name, parameters dropped) → why tokenmill does not pass it yet.
-_UNIGRAM_READER = "the Unigram reader takes SentencePiece's shapes only (no NFKC before a ByteLevel pre-tokenizer)"
 KNOWN: dict[str, str] = {
     "tests.bindings.test_tokenizer.TestTokenizer::test_multiprocessing_with_parallelism": (
         "asserts that a forked child deadlocks with parallelism on (tokenizers' known hang); tokenmill's "
         "pool is rebuilt in the child and finishes"
     ),
-    "tests.bindings.test_trainers.TestUnigram::test_train_with_special_tokens": (
-        "UnigramTrainer runs tokenmill's Unigram trainer (SentencePiece's), whose pieces differ from tokenizers'"
-    ),
-    "tests.documentation.test_tutorial_train_from_iterators.TestTrainFromIterators::test_train_basic": _UNIGRAM_READER,
 }
 
 

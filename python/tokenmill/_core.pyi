@@ -401,6 +401,19 @@ def train_unigram(
     pattern: str,
     progress: Callable[[int, int], object] | None = None,
 ) -> CoreTokenizer: ...
+def train_unigram_huggingface(
+    words: list[tuple[str, int]],
+    *,
+    vocab_size: int,
+    special_tokens: list[str],
+    unk_token: str | None,
+    shrinking_factor: float,
+    max_piece_length: int,
+    n_sub_iterations: int,
+    initial_alphabet: list[str],
+    seed_size: int,
+    progress: Callable[[int, int], object] | None = None,
+) -> tuple[list[tuple[str, float]], int | None]: ...
 
 PRESET_NAMES: list[str]
 PRESET_PATTERNS: dict[str, str]

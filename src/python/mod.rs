@@ -33,6 +33,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(train::train_bpe, m)?)?;
     m.add_function(wrap_pyfunction!(train_wordpiece::train_wordpiece, m)?)?;
     m.add_function(wrap_pyfunction!(train_unigram::train_unigram, m)?)?;
+    m.add_function(wrap_pyfunction!(train_unigram::train_unigram_huggingface, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::split, m)?)?;
     m.add_function(wrap_pyfunction!(huggingface::wordpiece_from_vocab_txt, m)?)?;
     m.add_function(wrap_pyfunction!(huggingface::gpt2_files, m)?)?;

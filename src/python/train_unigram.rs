@@ -62,3 +62,50 @@ pub fn train_unigram(
     .map(CoreTokenizer::new)
     .map_err(to_py)
 }
+
+/// The pieces with their scores, and the unknown token's id.
+type TrainedVocab = (Vec<(String, f64)>, Option<u32>);
+
+/// tokenizers' Unigram trainer (`models::unigram::train_huggingface`) on `words` (text, count):
+/// the vocabulary as tokenizers lists it, [(piece, score)], and the unknown token's id.
+#[pyfunction]
+#[pyo3(signature = (words, *, vocab_size, special_tokens, unk_token, shrinking_factor, max_piece_length,
+                    n_sub_iterations, initial_alphabet, seed_size, progress=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn train_unigram_huggingface(
+    py: Python<'_>,
+    words: Vec<(String, u64)>,
+    vocab_size: usize,
+    special_tokens: Vec<String>,
+    unk_token: Option<String>,
+    shrinking_factor: f64,
+    max_piece_length: usize,
+    n_sub_iterations: usize,
+    initial_alphabet: Vec<char>,
+    seed_size: usize,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<TrainedVocab> {
+    use crate::models::unigram::train_huggingface::{self as hf, HfUnigramConfig};
+    if !(shrinking_factor > 0.0 && shrinking_factor < 1.0) {
+        return Err(to_py(crate::error::Error::config(format!(
+            "shrinking_factor must be between 0 and 1, not {shrinking_factor}"
+        ))));
+    }
+    if max_piece_length == 0 {
+        return Err(to_py(crate::error::Error::config("max_piece_length must be at least 1")));
+    }
+    let config = HfUnigramConfig {
+        vocab_size,
+        special_tokens,
+        unk_token,
+        shrinking_factor,
+        max_piece_length,
+        n_sub_iterations,
+        initial_alphabet,
+        seed_size,
+    };
+    let vocab = detach_reporting(py, progress.as_ref(), |notify| {
+        hf::train(&words, &config, &mut |pieces, target| notify(&[pieces as u64, target as u64]))
+    })?;
+    Ok((vocab.pieces, vocab.unk_id))
+}

@@ -408,8 +408,9 @@ def read_tokenizer_json(document: _core.TokenizerJson, data: dict[str, Any], whe
     steps = hf._flat_normalizers(data.get("normalizer"))
     pre = data.get("pre_tokenizer")
     pre_steps = [] if pre is None else pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
-    if any(s.get("type") not in ("Metaspace", "WhitespaceSplit") for s in pre_steps):
-        # Any other pre-tokenizer (ByteLevel, Whitespace, Split…): tokenizers' own pipeline.
+    if pre_steps and all(s.get("type") != "Metaspace" for s in pre_steps):
+        # Splitting pre-tokenizers without a Metaspace (ByteLevel, Whitespace, Split…):
+        # tokenizers' own pipeline.
         return _read_behind_splits(document, model, unk_id, data.get("normalizer"), pre_steps, where)
     words = [s.get("type") for s in pre_steps] == ["WhitespaceSplit", "Metaspace"]
     if words and _metaspace(pre_steps[1], where) == ("always", True):

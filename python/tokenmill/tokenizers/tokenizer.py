@@ -18,11 +18,12 @@ still in Rust; it cannot be saved or pickled, as in tokenizers.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +185,27 @@ class Tokenizer:
         return made
 
     @staticmethod
+    def from_pretrained(identifier: str, revision: str = "main", token: str | None = None) -> Tokenizer:
+        """The `tokenizer.json` of a model on the Hugging Face Hub, as tokenizers'
+        `Tokenizer.from_pretrained`: `identifier` is the repository (`"bert-base-uncased"`,
+        `"org/name"`), `revision` a branch, tag or commit, `token` an access token for a private
+        or gated repository (by default huggingface_hub's own: `HF_TOKEN` or `hf auth login`).
+
+        The file is fetched by huggingface_hub's `hf_hub_download` into its cache (`HF_HUB_CACHE`;
+        with `HF_HUB_OFFLINE=1` only the cache is read), then read by `from_file`. For example,
+        ``Tokenizer.from_pretrained("bert-base-uncased").encode("Hello world").ids`` gives
+        ``[101, 7592, 2088, 102]``. huggingface_hub is not a dependency of tokenmill: without it
+        this raises a `ConfigError`. A repository, revision or file that cannot be found (or
+        fetched) raises a `HubError`, which is both a tokenmill `CorpusError` and an `OSError`
+        (what huggingface_hub's own errors are, for code written against tokenizers).
+        """
+        hub = _huggingface_hub()
+        options = {"revision": revision} if token is None else {"revision": revision, "token": token}
+        with _hub_errors(identifier, revision, "tokenizer.json"):
+            path = hub.hf_hub_download(repo_id=identifier, filename="tokenizer.json", **options)
+        return Tokenizer.from_file(path)
+
+    @staticmethod
     def from_str(json_text: str) -> Tokenizer:
         """A tokenizer from the text of a `tokenizer.json`."""
         if not isinstance(json_text, str):
@@ -253,10 +275,29 @@ class Tokenizer:
         core = self._encoder().encode_for_model(sequence, pair, add_special_tokens=add_special_tokens)
         return Encoding._from_core(core)
 
+    async def async_encode(
+        self,
+        sequence: InputSequence,
+        pair: InputSequence | None = None,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ) -> Encoding:
+        """`encode` on a worker thread, awaited (the core releases the GIL while it works).
+
+        >>> import asyncio
+        >>> asyncio.run(tokenizer.async_encode("Hello", "world")).tokens
+        ['[CLS]', 'hello', '[SEP]', 'world', '[SEP]']
+        """
+        import asyncio
+
+        return await asyncio.to_thread(self.encode, sequence, pair, is_pretokenized, add_special_tokens)
+
     def _words(self, words: Any, type_id: int) -> Encoding:
         """Words given already split (`is_pretokenized`): each normalized and encoded on its own,
         its tokens' word id its index and their offsets within it, as tokenizers has them (a
         pair's type id 1 until a template says otherwise)."""
+        if type(words).__module__ == "numpy" and getattr(words, "ndim", None) == 1:
+            words = words.tolist()  # a NumPy array of words, which tokenizers takes too
         if isinstance(words, str) or not isinstance(words, (list, tuple)) or not all(isinstance(w, str) for w in words):
             raise TypeError("with is_pretokenized=True, a sequence is a list of words (str)")
         plain = self.__dict__.get("_plain_core")
@@ -658,6 +699,54 @@ class Tokenizer:
             made = Tokenizer.from_str(state["json"])
             self.__dict__.update(made.__dict__)
         self.encode_special_tokens = state.get("encode_special_tokens", False)
+
+
+class HubError(_core.CorpusError, OSError):
+    """A file of a Hugging Face Hub repository could not be found or fetched (the repository,
+    revision or file is missing, private, or the Hub is out of reach with no copy in the cache):
+    a tokenmill `CorpusError`, and an `OSError` as huggingface_hub's own errors are. The error
+    huggingface_hub raised is its `__cause__`."""
+
+
+def _huggingface_hub() -> Any:
+    """The huggingface_hub module, imported when first needed (it is not a dependency)."""
+    try:
+        import huggingface_hub
+    except ImportError:
+        raise _core.ConfigError(
+            "loading from the Hugging Face Hub needs huggingface_hub: pip install huggingface_hub"
+        ) from None
+    return huggingface_hub
+
+
+@contextlib.contextmanager
+def _hub_errors(identifier: str, revision: str | None, what: str, or_directory: bool = False) -> Iterator[None]:
+    """huggingface_hub's errors while fetching `what` of a repository, as tokenmill's: a `HubError`
+    (or a `ConfigError` for a malformed repository id, or a missing directory when `identifier`
+    could have been one) naming the repository and revision."""
+    from huggingface_hub import errors
+
+    where = identifier if revision is None else f"{identifier}@{revision}"
+    try:
+        yield
+    except errors.HFValidationError as e:
+        not_an_id = "neither a directory nor" if or_directory else "not"
+        raise _core.ConfigError(f"{identifier!r} is {not_an_id} a Hugging Face Hub repository id ({e})") from e
+    except (OSError, errors.EntryNotFoundError) as e:
+        if isinstance(e, errors.GatedRepoError):
+            why = "a gated repository: ask for access on the Hub and pass a token"
+        elif isinstance(e, errors.RepositoryNotFoundError):
+            why = "no such repository, or a private one (pass a token)"
+        elif isinstance(e, errors.RevisionNotFoundError):
+            why = f"no revision {revision!r} in this repository"
+        elif isinstance(e, errors.RemoteEntryNotFoundError):
+            why = f"the repository has no {what}"
+        elif isinstance(e, errors.LocalEntryNotFoundError):
+            why = "not in the local cache, and the Hub was not reached (offline, or no network)"
+        else:
+            why = type(e).__name__
+        detail = " ".join(str(e).split())
+        raise HubError(f"{where}: cannot get {what} from the Hugging Face Hub: {why} ({detail})") from e
 
 
 def _core_encoding(core: Any, encoding: Encoding) -> Any:

@@ -228,7 +228,17 @@ class WordLevelTrainer(Trainer):
 
 
 class UnigramTrainer(Trainer):
-    """Unigram: tokenmill's trainer (SentencePiece's EM and pruning)."""
+    """Unigram: tokenizers' own trainer (its seeds, EM and pruning, in Rust), so the vocabulary
+    is the one tokenizers trains (up to the order of pieces whose scores tie to 1e-10: tokenizers
+    itself walks words in a different order on each run).
+
+    >>> from tokenmill.tokenizers import Tokenizer, models, trainers
+    >>> tok = Tokenizer(models.Unigram())
+    >>> trainer = UnigramTrainer(vocab_size=30, unk_token="<unk>", show_progress=False)
+    >>> tok.train_from_iterator(["low lower lowest"] * 5, trainer)
+    >>> tok.encode("lowest").tokens
+    ['low', 'e', 's', 't']
+    """
 
     _state = (
         "show_progress",

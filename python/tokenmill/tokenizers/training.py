@@ -115,10 +115,10 @@ def train(tokenizer: Any, texts: Iterable[str], trainer: _trainers.Trainer | Non
             f"{type(trainer).__name__} can only train a {kind} model, not a {model.get('type')} one"
         )
     specials = [t.content for t in trainer.special_tokens]
+    counts = _words(texts, tokenizer.normalizer, tokenizer.pre_tokenizer)
     if kind == "Unigram":
-        node = _unigram(list(texts), tokenizer.normalizer, trainer, specials)
+        node = _unigram(counts, trainer, specials)
     else:
-        counts = _words(texts, tokenizer.normalizer, tokenizer.pre_tokenizer)
         node = {"BPE": _bpe, "WordPiece": _wordpiece, "WordLevel": _wordlevel}[kind](counts, model, trainer, specials)
     tokenizer.model = Model._wrap(node)
     tokenizer.add_special_tokens(list(trainer.special_tokens))
@@ -189,39 +189,31 @@ def _wordpiece(counts: Counter[str], model: dict[str, Any], trainer: Any, specia
     return dict(model, vocab=_strings(tok._core), continuing_subword_prefix=trainer.continuing_subword_prefix)
 
 
-def _unigram(texts: list[str], normalizer: Normalizer | None, trainer: Any, specials: list[str]) -> dict[str, Any]:
-    from tokenmill.training_unigram import train_unigram
+def _unigram(counts: Counter[str], trainer: Any, specials: list[str]) -> dict[str, Any]:
+    """tokenizers' Unigram trainer (in Rust) on the counted words: its vocabulary and layout (the
+    unknown piece first when it is not a special token, then the special tokens, then the pieces
+    by score); without `unk_token`, no unknown piece at all (encoding text that needs one is then
+    an error, as in tokenizers)."""
+    from tokenmill.progress import Progress
 
-    if normalizer is not None:
-        texts = [normalizer.normalize_str(t) for t in texts]
-    unk = trainer.unk_token or "<unk>"
-    tok = train_unigram(
-        texts,
-        vocab_size=trainer.vocab_size,
-        max_piece_length=trainer.max_piece_length,
-        special_tokens=[s for s in specials if s != unk],
-        unk_token=unk,
-        control_tokens=(),
-        normalizer="none",
-        shrinking_factor=trainer.shrinking_factor,
-        em_iterations=trainer.n_sub_iterations,
-        show_progress=_progress(trainer),
-    )
-    # tokenizers' layout: the unknown piece first when it is not a special token, then the
-    # special tokens in order (the unknown one in its place), then the learned pieces; without
-    # `unk_token`, no unknown piece at all (encoding text that needs one is then an error).
-    core = tok._core
-    learned = [
-        [core.token_string(i), float(core.score(i) or 0.0)]
-        for i in range(core.n_vocab)
-        if core.token_kind(i) not in ("unknown", "special")
-    ]
-    head = [[t, 0.0] for t in specials]
-    if trainer.unk_token is None:
-        unk_id = None
-    elif trainer.unk_token in specials:
-        unk_id = specials.index(trainer.unk_token)
-    else:
-        head.insert(0, [trainer.unk_token, 0.0])
-        unk_id = 0
-    return {"type": "Unigram", "unk_id": unk_id, "vocab": head + learned, "byte_fallback": False}
+    with Progress("training", None, "", _progress(trainer)) as bar:
+        start: list[int] = []
+
+        def report(pieces: int, target: int) -> None:
+            if not start:
+                start.append(pieces)
+            bar.set(start[0] - pieces, max(start[0] - target, 1))
+
+        pieces, unk_id = _core.train_unigram_huggingface(
+            sorted(counts.items()),
+            vocab_size=trainer.vocab_size,
+            special_tokens=specials,
+            unk_token=trainer.unk_token,
+            shrinking_factor=trainer.shrinking_factor,
+            max_piece_length=trainer.max_piece_length,
+            n_sub_iterations=trainer.n_sub_iterations,
+            initial_alphabet=list(trainer.initial_alphabet or []),
+            seed_size=1_000_000,
+            progress=report,
+        )
+    return {"type": "Unigram", "unk_id": unk_id, "vocab": [list(p) for p in pieces], "byte_fallback": False}

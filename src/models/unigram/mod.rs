@@ -13,6 +13,7 @@ pub mod lattice;
 pub mod layout;
 pub mod seeds;
 pub mod train;
+pub mod train_huggingface;
 
 use crate::error::{Error, Result};
 use crate::models::vocab::{TokenKind, Vocab};

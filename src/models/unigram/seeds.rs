@@ -103,14 +103,33 @@ pub fn seed_pieces(
     chars.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let mut seeds: Vec<(String, f64)> = chars.iter().map(|&(c, f)| (c.to_string(), f as f64)).collect();
 
-    let mut sa = vec![0i32; text.len()];
-    divsufsort::sort_in_place(&text, &mut sa);
-    // Suffixes that start a character (not a separator, not inside a character).
-    let starts: Vec<u32> = sa.into_iter().map(|p| p as u32).filter(|&p| is_char_start(text[p as usize])).collect();
     let weight = |p: u32| {
         let word = word_starts.partition_point(|&s| s <= p) - 1;
         words[word].1
     };
+    let candidates = branching_substrings(&text, weight, rules.max_chars + 1);
+    let mut scored: Vec<(&str, u64)> = candidates
+        .into_iter()
+        .filter_map(|(start, len, freq)| {
+            let piece = std::str::from_utf8(&text[start as usize..(start + len) as usize]).ok()?;
+            let n = piece.chars().count();
+            (n >= 2 && rules.allows(piece)).then_some((piece, freq * n as u64))
+        })
+        .collect();
+    scored.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    scored.truncate(seed_size);
+    seeds.extend(scored.into_iter().map(|(p, s)| (p.to_string(), s as f64)));
+    seeds
+}
+
+/// The internal nodes of the suffix tree of `text` (words end to end, each followed by
+/// `SEPARATOR`) as (start, byte length, summed `weight` of the suffixes starting with it), no
+/// deeper than `cap` characters.
+fn branching_substrings(text: &[u8], weight: impl Fn(u32) -> u64, cap: usize) -> Vec<(u32, u32, u64)> {
+    let mut sa = vec![0i32; text.len()];
+    divsufsort::sort_in_place(text, &mut sa);
+    // Suffixes that start a character (not a separator, not inside a character).
+    let starts: Vec<u32> = sa.into_iter().map(|p| p as u32).filter(|&p| is_char_start(text[p as usize])).collect();
     // Prefix sums of the weights in suffix order.
     let mut cumulative = Vec::with_capacity(starts.len() + 1);
     cumulative.push(0u64);
@@ -118,15 +137,14 @@ pub fn seed_pieces(
         cumulative.push(cumulative.last().unwrap() + weight(p));
     }
     // Common prefix of each suffix with the one before, in bytes, at character boundaries,
-    // and no longer than one character past the longest piece (deeper nodes are never seeds).
-    let cap = rules.max_chars + 1;
+    // and no longer than `cap` characters (deeper nodes are never seeds).
     let lcp: Vec<u32> = (0..starts.len())
-        .map(|k| if k == 0 { 0 } else { common_prefix(&text, starts[k - 1], starts[k], cap) })
+        .map(|k| if k == 0 { 0 } else { common_prefix(text, starts[k - 1], starts[k], cap) })
         .collect();
 
     // Bottom-up walk over the intervals of the common-prefix array: each popped (depth, left)
     // with the current position closes the interval [left, k) of suffixes sharing `depth` bytes.
-    let mut candidates: Vec<(u32, u32, u64)> = Vec::new(); // (start of the substring, byte length, frequency)
+    let mut candidates: Vec<(u32, u32, u64)> = Vec::new();
     let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
     for k in 1..=starts.len() {
         let depth_here = if k < starts.len() { lcp[k] } else { 0 };
@@ -141,18 +159,55 @@ pub fn seed_pieces(
             stack.push((depth_here, left));
         }
     }
+    candidates
+}
+
+/// The seed pieces of Hugging Face tokenizers' Unigram trainer for `words` (distinct, with
+/// their counts), with their log-probabilities. Every character by count (ties: the higher
+/// code point first), then the branching substrings of 2 to `max_chars` characters scored by
+/// their occurrences among the distinct words × length (not weighted by count; ties: the
+/// greater text first), until `seed_size` pieces — characters included — are reached (at
+/// least one substring is taken).
+pub fn huggingface_seed_pieces(words: &[(&str, u64)], max_chars: usize, seed_size: usize) -> Vec<(String, f64)> {
+    let mut char_freq: FxHashMap<char, u64> = FxHashMap::default();
+    let mut text: Vec<u8> = Vec::with_capacity(words.iter().map(|(w, _)| w.len() + 1).sum());
+    for (word, count) in words {
+        if text.len() + word.len() + 1 > i32::MAX as usize {
+            break; // divsufsort indexes with i32
+        }
+        for c in word.chars().filter(|&c| c != '\0') {
+            *char_freq.entry(c).or_default() += count;
+        }
+        text.extend_from_slice(word.as_bytes());
+        text.push(SEPARATOR);
+    }
+    let mut chars: Vec<(char, u64)> = char_freq.into_iter().collect();
+    chars.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(b.0.cmp(&a.0)));
+    let mut seeds: Vec<(String, f64)> = chars.iter().map(|&(c, f)| (c.to_string(), f as f64)).collect();
+    let candidates = branching_substrings(&text, |_| 1, max_chars + 1);
     let mut scored: Vec<(&str, u64)> = candidates
         .into_iter()
         .filter_map(|(start, len, freq)| {
-            let piece = std::str::from_utf8(&text[start as usize..(start + len) as usize]).ok()?;
+            let bytes = &text[start as usize..(start + len) as usize];
+            // Occurrences that all end their words share the separator too: not a branch.
+            if bytes.contains(&SEPARATOR) {
+                return None;
+            }
+            let piece = std::str::from_utf8(bytes).ok()?;
             let n = piece.chars().count();
-            (n >= 2 && rules.allows(piece)).then_some((piece, freq * n as u64))
+            (2..=max_chars).contains(&n).then_some((piece, freq * n as u64))
         })
         .collect();
-    scored.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    scored.truncate(seed_size);
-    seeds.extend(scored.into_iter().map(|(p, s)| (p.to_string(), s as f64)));
-    seeds
+    scored.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(b.0.cmp(a.0)));
+    for (piece, score) in scored {
+        seeds.push((piece.to_string(), score as f64));
+        if seeds.len() >= seed_size {
+            break;
+        }
+    }
+    let total: f64 = seeds.iter().map(|s| s.1).sum();
+    let log_total = total.ln();
+    seeds.into_iter().map(|(p, s)| (p, s.ln() - log_total)).collect()
 }
 
 #[inline]
