@@ -31,7 +31,7 @@ from tokenmill.tokenizers.implementations import (
 from tokenmill.tokenizers.models import Token
 from tokenmill.tokenizers.normalized_string import NormalizedString
 from tokenmill.tokenizers.pre_tokenized_string import PreTokenizedString
-from tokenmill.tokenizers.tokenizer import Tokenizer
+from tokenmill.tokenizers.tokenizer import HubError, Tokenizer
 
 __all__ = [
     "AddedToken",
@@ -41,6 +41,7 @@ __all__ = [
     "SentencePieceBPETokenizer",
     "SentencePieceUnigramTokenizer",
     "Encoding",
+    "HubError",
     "NormalizedString",
     "PreTokenizedString",
     "Regex",
