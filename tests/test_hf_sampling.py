@@ -148,3 +148,26 @@ def test_unigram_sampling_without_an_unknown_piece_refuses_text_as_tokenizers_do
     with pytest.raises(tokenmill.TokenmillError, match="unk"):
         ours.encode("ab")
     assert ours.encode("").ids == theirs.encode("").ids == []
+
+
+def test_a_files_dropout_survives_saving_pickling_and_export(byte_level_bpe: Path, tmp_path: Path) -> None:
+    import pickle
+
+    doc = json.loads(byte_level_bpe.read_text())
+    doc["model"]["dropout"] = 1.0  # every merge skipped: each byte its own token
+    path = tmp_path / "dropout.json"
+    path.write_text(json.dumps(doc))
+    tok = tokenmill.Tokenizer.from_huggingface(path)
+    tok.save(tmp_path / "own.json")
+    tok.to_huggingface(tmp_path / "again.json")
+    assert json.loads((tmp_path / "again.json").read_text())["model"]["dropout"] == 1.0
+    text = "the return value"
+    theirs = tokenizers.Tokenizer.from_file(str(path)).encode(text, add_special_tokens=False).ids
+    for again in (
+        tok,
+        tokenmill.Tokenizer.load(tmp_path / "own.json"),
+        pickle.loads(pickle.dumps(tok)),
+        tokenmill.Tokenizer.from_huggingface(tmp_path / "again.json"),
+    ):
+        assert again.encode(text) == theirs
+        assert len(theirs) == len(text.encode())

@@ -73,6 +73,9 @@ struct File {
     /// A `tokenizer.json`'s own decoder steps, when the tokenizer came with them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     hf_decoder: Option<crate::pipeline::hf_decoder::HfDecoder>,
+    /// A new cut on every encode (`Tokenizer::with_draw`: a file's BPE dropout).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    draw: Option<crate::models::Draw>,
 }
 
 /// The tokenizer as a JSON string.
@@ -97,6 +100,7 @@ pub fn to_json(tok: &Tokenizer) -> String {
         hf_decoder: tok.hf_decoder().cloned(),
         skipped_on_decode: tok.skip_list().map(<[u32]>::to_vec),
         added_through_byte_level: tok.added_through_byte_level(),
+        draw: tok.draw(),
         special_strips: tok.special_strips(),
         single_word_specials: tok.single_word_specials(),
         normalized_specials: tok.normalized_specials(),
@@ -162,7 +166,7 @@ fn assemble(file: File) -> Result<Tokenizer> {
     }
     file.model_inputs.check(tok.vocab())?;
     tok.inputs = file.model_inputs;
-    Ok(tok)
+    tok.with_draw(file.draw)
 }
 
 pub fn load(path: &Path) -> Result<Tokenizer> {

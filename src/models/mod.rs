@@ -143,7 +143,8 @@ pub trait PieceModel {
 /// How tokenizers' models draw a new cut on every encode: BPE with `dropout` `p` (each merge
 /// skipped with probability `p`), Unigram with `alpha` `p` (a cut drawn with probability
 /// proportional to exp(`p` × score), among the `nbest` best cuts, or all of them when 0).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Draw {
     pub p: f64,
     pub nbest: usize,

@@ -284,7 +284,7 @@ def _write_char_bpe(path: str | os.PathLike[str], core: _core.CoreTokenizer) -> 
 
     model = {
         "type": "BPE",
-        "dropout": None,
+        "dropout": (doc.get("draw") or {}).get("p"),
         "unk_token": config.get("unk_token"),
         "continuing_subword_prefix": config.get("continuing_subword_prefix"),
         "end_of_word_suffix": config.get("end_of_word_suffix"),
@@ -456,6 +456,7 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
 
     merges = [[token_to_text(core.token_bytes(a)), token_to_text(core.token_bytes(b))] for a, b in core.merge_ids()]
     inputs = json.loads(core.hf_model_inputs_json(token_of))
+    own = json.loads(core.to_json())
     data = {
         "version": "1.0",
         "truncation": inputs["truncation"],
@@ -466,11 +467,11 @@ def write_tokenizer_json(path: str | os.PathLike[str], core: _core.CoreTokenizer
         "post_processor": inputs["post_processor"],
         # A file read without a decoder (its tokens' strings joined with spaces) is written so.
         "decoder": None
-        if (json.loads(core.to_json()).get("hf_decoder") or {}).get("type") == "JoinedWithSpaces"
+        if (own.get("hf_decoder") or {}).get("type") == "JoinedWithSpaces"
         else {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
         "model": {
             "type": "BPE",
-            "dropout": None,
+            "dropout": (own.get("draw") or {}).get("p"),
             "unk_token": None,
             "continuing_subword_prefix": None,
             "end_of_word_suffix": None,
