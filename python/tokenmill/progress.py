@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 
 
 def _human(n: float, unit: str) -> str:
@@ -74,3 +75,23 @@ class Progress:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def shrinking(bar: Progress) -> Callable[[int, int], None]:
+    """A callback for Unigram training's reports (pieces now, target): `bar` fills as the
+    vocabulary shrinks from its first reported size to the target.
+
+    >>> with Progress("training", None, "", False) as bar:
+    ...     report = shrinking(bar)
+    ...     report(1000, 100); report(550, 100)
+    ...     bar.done, bar.total
+    (450, 900)
+    """
+    start: list[int] = []
+
+    def report(pieces: int, target: int) -> None:
+        if not start:
+            start.append(pieces)
+        bar.set(start[0] - pieces, max(start[0] - target, 1))
+
+    return report

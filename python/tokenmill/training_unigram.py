@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from tokenmill import _checks, _core
 from tokenmill.corpus import count_into
-from tokenmill.progress import Progress
+from tokenmill.progress import Progress, shrinking
 from tokenmill.tokenizer import Tokenizer
 
 
@@ -95,13 +95,7 @@ def train_unigram(
         counter = _core.WordCounter(pattern, spec, specials, False)
         count_into(counter, corpus, show_progress, text_field=text_field)
     with Progress("training", None, "", show_progress) as bar:
-        start: list[int] = []
-
-        def report(pieces: int, target: int) -> None:
-            if not start:
-                start.append(pieces)
-            bar.set(start[0] - pieces, max(start[0] - target, 1))
-
+        report = shrinking(bar)
         core = _core.train_unigram(
             counter,
             pieces=vocab_size - reserved,

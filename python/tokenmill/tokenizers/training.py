@@ -194,16 +194,10 @@ def _unigram(counts: Counter[str], trainer: Any, specials: list[str]) -> dict[st
     unknown piece first when it is not a special token, then the special tokens, then the pieces
     by score); without `unk_token`, no unknown piece at all (encoding text that needs one is then
     an error, as in tokenizers)."""
-    from tokenmill.progress import Progress
+    from tokenmill.progress import Progress, shrinking
 
     with Progress("training", None, "", _progress(trainer)) as bar:
-        start: list[int] = []
-
-        def report(pieces: int, target: int) -> None:
-            if not start:
-                start.append(pieces)
-            bar.set(start[0] - pieces, max(start[0] - target, 1))
-
+        report = shrinking(bar)
         pieces, unk_id = _core.train_unigram_huggingface(
             sorted(counts.items()),
             vocab_size=trainer.vocab_size,

@@ -305,7 +305,9 @@ fn m_step(pieces: &[(String, f64)], expected: &[f64]) -> Vec<(String, f64)> {
     std::iter::once(placeholder).chain(kept.into_iter().map(|(p, c)| (p, digamma(c) - log_sum))).collect()
 }
 
-/// ψ(x), by recurrence up to 7 and the asymptotic series, summed as tokenizers sums it.
+/// ψ(x), by recurrence up to 7 and the asymptotic series, summed as tokenizers sums it: the
+/// series first, then added to the recurrence's part (`train.rs` adds term by term, as
+/// SentencePiece does; the last bits differ, and each trainer follows its peer).
 fn digamma(mut x: f64) -> f64 {
     let mut result = 0.0;
     while x < 7.0 {
