@@ -74,11 +74,13 @@ def smoke(wheel: Path, inputs: dict[str, object], directory: Path) -> None:
     env_dir = directory / "clean"
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
-    run(python, "-m", "pip", "install", "--quiet", "--no-index", "--only-binary", ":all:", wheel)
+    # No search path handed down (a test session may have set PYTHONPATH to its own tokenmill).
+    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
+    run(python, "-m", "pip", "install", "--quiet", "--no-index", "--only-binary", ":all:", wheel, env=clean)
     spec = directory / "inputs.json"
     spec.write_text(json.dumps(inputs), encoding="utf-8")
     # Outside the checkout, so `import tokenmill` finds the installed wheel, not python/.
-    print(run(python, ROOT / ".ci" / "wheel_smoke.py", spec, cwd=directory), end="")
+    print(run(python, ROOT / ".ci" / "wheel_smoke.py", spec, cwd=directory, env=clean), end="")
 
 
 def main() -> int:

@@ -15,7 +15,9 @@ import tokenmill
 def main(inputs_path: str) -> None:
     inputs = json.loads(Path(inputs_path).read_text(encoding="utf-8"))
     texts = inputs["texts"]
-    assert "site-packages" in tokenmill.__file__, f"tokenmill came from {tokenmill.__file__}, not the wheel"
+    # Installed in this clean environment, not found on a path handed down.
+    installed = Path(tokenmill.__file__).resolve().is_relative_to(Path(sys.prefix).resolve())
+    assert installed, f"tokenmill came from {tokenmill.__file__}, not the wheel installed in {sys.prefix}"
     out = Path(tempfile.mkdtemp(prefix="tokenmill-smoke-"))
 
     # Training: the three families, on the corpus file; each round-trips text.
