@@ -415,6 +415,27 @@ def train_unigram_huggingface(
     progress: Callable[[int, int], object] | None = None,
 ) -> tuple[list[tuple[str, float]], int | None]: ...
 
+def train_parity_bpe(
+    train: list[list[tuple[str, int]]],
+    dev: list[list[tuple[str, int]]] | None,
+    *,
+    num_merges: int,
+    variant: str,
+    min_frequency: int,
+    ratio: list[float] | None,
+    global_merges: int,
+    window_size: int,
+    alpha: float,
+    total_symbols: bool,
+    special_tokens: list[str],
+    limit_alphabet: int | None,
+    initial_alphabet: list[str],
+    continuing_subword_prefix: str | None,
+    end_of_word_suffix: str | None,
+    max_token_length: int | None,
+    progress: Callable[[int, int], object] | None = None,
+) -> tuple[list[str], list[tuple[str, str]]]: ...
+
 PRESET_NAMES: list[str]
 PRESET_PATTERNS: dict[str, str]
 

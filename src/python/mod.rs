@@ -15,6 +15,7 @@ mod text;
 mod tiktoken;
 mod tokenizer;
 mod train;
+mod train_parity;
 mod train_unigram;
 mod train_wordpiece;
 
@@ -34,6 +35,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(train_wordpiece::train_wordpiece, m)?)?;
     m.add_function(wrap_pyfunction!(train_unigram::train_unigram, m)?)?;
     m.add_function(wrap_pyfunction!(train_unigram::train_unigram_huggingface, m)?)?;
+    m.add_function(wrap_pyfunction!(train_parity::train_parity_bpe, m)?)?;
     m.add_function(wrap_pyfunction!(tokenizer::split, m)?)?;
     m.add_function(wrap_pyfunction!(huggingface::wordpiece_from_vocab_txt, m)?)?;
     m.add_function(wrap_pyfunction!(huggingface::gpt2_files, m)?)?;

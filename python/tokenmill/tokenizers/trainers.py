@@ -10,10 +10,10 @@ merges with equal counts varies from run to run there), `limit_alphabet` without
 (tokenizers drops the characters left out and joins their neighbours, tokenmill splits the word
 there) and `max_token_length` (tokenizers' limit is one character shorter than it says for most
 lengths).
-`WordPieceTrainer` runs tokenmill's WordPiece trainer, whose merges are scored
+`UnigramTrainer` runs tokenizers' own Unigram algorithm and `ParityBpeTrainer` its parity-aware
+BPE (both in Rust). `WordPieceTrainer` runs tokenmill's WordPiece trainer, whose merges are scored
 count(ab)/(count(a)·count(b)) as WordPiece defines it (tokenizers' own is frequency BPE with a
-`##` prefix, so its vocabularies differ); `UnigramTrainer` runs tokenmill's Unigram trainer
-(SentencePiece's algorithm). Both give working vocabularies of at most the size asked.
+`##` prefix, so its vocabularies differ).
 
 >>> BpeTrainer(vocab_size=300, special_tokens=["<pad>"]).special_tokens
 [AddedToken("<pad>", rstrip=False, lstrip=False, single_word=False, normalized=False, special=True)]
@@ -288,4 +288,6 @@ class UnigramTrainer(Trainer):
         )
 
 
-__all__ = ["BpeTrainer", "Trainer", "UnigramTrainer", "WordLevelTrainer", "WordPieceTrainer"]
+from tokenmill.tokenizers.parity_trainer import ParityBpeTrainer  # noqa: E402 (a module of its own)
+
+__all__ = ["BpeTrainer", "ParityBpeTrainer", "Trainer", "UnigramTrainer", "WordLevelTrainer", "WordPieceTrainer"]

@@ -13,6 +13,7 @@ pub mod encode;
 pub mod file;
 mod long_word;
 mod merge_state;
+pub mod parity;
 mod ranked;
 mod sentencepiece;
 pub mod train;
