@@ -4,6 +4,7 @@ own text, on a development set, or against a target `ratio`), and applied to all
 that no language pays for another's compression. Trained in Rust (`models/bpe/parity.rs`); the
 merges and vocabulary are tokenizers' own.
 
+>>> import json
 >>> from tokenmill.tokenizers import Tokenizer, models, pre_tokenizers
 >>> tok = Tokenizer(models.BPE())
 >>> tok.pre_tokenizer = pre_tokenizers.Whitespace()
