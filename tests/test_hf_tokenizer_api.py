@@ -363,3 +363,30 @@ def _with_added(path: Path) -> tuple[Tokenizer, Any]:
 
 
 _ADDED: dict[Path, tuple[Tokenizer, Any]] = {}
+
+
+@pytest.mark.parametrize("max_length", [1, 2, 3, 4, 6])
+def test_max_length_below_the_template_leaves_inputs_whole_as_tokenizers_does(max_length: int) -> None:
+    # tokenizers subtracts the template's tokens from max_length unsigned: below them, it wraps
+    # and nothing is truncated. tokenmill.tokenizers (and transformers on it) does the same.
+    results = []
+    for module in (hf, tokenmill.tokenizers):
+        tok = module.Tokenizer(module.models.BPE())
+        tok.add_tokens(["my", "name", "is", "john", "pair"])
+        tok.add_special_tokens(["[CLS]", "[SEP]"])
+        tok.post_processor = module.processors.TemplateProcessing(
+            single=["[CLS]", "$0", "[SEP]", "[SEP]"],
+            pair=["[CLS]", "$A", "[SEP]", "$B", "[SEP]"],
+            special_tokens=[("[CLS]", 5), ("[SEP]", 6)],
+        )
+        tok.enable_truncation(max_length)
+        single, pair = tok.encode("my name is john"), tok.encode("my name is john", "pair")
+        batch = tok.encode_batch(["my name", ("john", "pair is my name")])
+        results.append(
+            [single.tokens, pair.tokens, [e.tokens for e in batch], tok.encode("my", add_special_tokens=False).ids]
+        )
+    assert results[0] == results[1]
+    if max_length < 3:
+        # tokenmill's own class refuses such a setting, saying why.
+        with pytest.raises(tokenmill.ConfigError, match="shorter than the 3 special tokens"):
+            tok._tok.enable_truncation(max_length)

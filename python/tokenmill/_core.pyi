@@ -69,7 +69,13 @@ class Truncation:
     """
 
     def __init__(
-        self, max_length: int, *, stride: int | None = None, strategy: str = "longest_first", direction: str = "right"
+        self,
+        max_length: int,
+        *,
+        stride: int | None = None,
+        strategy: str = "longest_first",
+        direction: str = "right",
+        whole_below_template: bool = False,
     ) -> None: ...
     @property
     def max_length(self) -> int: ...

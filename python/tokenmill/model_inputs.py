@@ -433,11 +433,21 @@ class ModelInputMethods:
         self._set_post_processor(value)
 
     def enable_truncation(
-        self, max_length: int, *, stride: int = 0, strategy: str = "longest_first", direction: str = "right"
+        self,
+        max_length: int,
+        *,
+        stride: int = 0,
+        strategy: str = "longest_first",
+        direction: str = "right",
+        whole_below_template: bool = False,
     ) -> None:
         """Truncates every model input to `max_length` tokens (template tokens included); what is
-        cut off comes back as overflowing windows overlapping by `stride` tokens."""
-        truncation = _core.Truncation(max_length, stride=stride, strategy=strategy, direction=direction)
+        cut off comes back as overflowing windows overlapping by `stride` tokens. A `max_length`
+        shorter than the template's own tokens is an error, or with `whole_below_template` leaves
+        the inputs whole (Hugging Face tokenizers' behaviour)."""
+        truncation = _core.Truncation(
+            max_length, stride=stride, strategy=strategy, direction=direction, whole_below_template=whole_below_template
+        )
         self._set_settings(truncation, own_settings(self)[1])  # type: ignore[arg-type]
 
     def no_truncation(self) -> None:

@@ -215,6 +215,7 @@ pub fn read(
                 HfStrategy::OnlySecond => TruncationStrategy::OnlySecond,
             },
             side: side(t.direction),
+            whole_below_template: true,
         }),
         padding: padding.map(|p| Padding {
             length: match p.strategy {

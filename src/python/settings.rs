@@ -52,12 +52,14 @@ pub struct PyTruncation {
 #[pymethods]
 impl PyTruncation {
     #[new]
-    #[pyo3(signature = (max_length, *, stride=None, strategy="longest_first", direction="right"))]
+    #[pyo3(signature = (max_length, *, stride=None, strategy="longest_first", direction="right",
+                        whole_below_template=false))]
     fn new(
         max_length: &Bound<'_, PyAny>,
         stride: Option<&Bound<'_, PyAny>>,
         strategy: &str,
         direction: &str,
+        whole_below_template: bool,
     ) -> PyResult<Self> {
         let strategy = match strategy {
             "longest_first" => TruncationStrategy::LongestFirst,
@@ -79,6 +81,7 @@ impl PyTruncation {
                 stride,
                 strategy,
                 side: side(direction)?,
+                whole_below_template,
             },
         })
     }

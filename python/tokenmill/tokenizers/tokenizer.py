@@ -573,8 +573,11 @@ class Tokenizer:
         self, max_length: int, stride: int = 0, strategy: str = "longest_first", direction: str = "right"
     ) -> None:
         """Truncates every encoding to `max_length` tokens (the template's included); what is cut
-        off comes back in `overflowing`, windows overlapping by `stride` tokens."""
-        self._tok.enable_truncation(max_length, stride=stride, strategy=strategy, direction=direction)
+        off comes back in `overflowing`, windows overlapping by `stride` tokens. As in tokenizers,
+        a `max_length` shorter than the template's tokens leaves inputs whole."""
+        self._tok.enable_truncation(
+            max_length, stride=stride, strategy=strategy, direction=direction, whole_below_template=True
+        )
 
     def no_truncation(self) -> None:
         self._tok.no_truncation()

@@ -51,7 +51,7 @@ impl ModelInputs {
                 )));
             }
             let added = self.post_processor.as_ref().map_or(0, |p| p.added_tokens(false));
-            if t.max_length < added {
+            if t.max_length < added && !t.whole_below_template {
                 return Err(Error::config(format!(
                     "max_length {} is shorter than the {added} special tokens the template adds",
                     t.max_length

@@ -325,6 +325,10 @@ pub struct Truncation {
     pub strategy: TruncationStrategy,
     #[serde(default)]
     pub side: Side,
+    /// With `max_length` shorter than the template's tokens, the inputs stay whole, as in
+    /// tokenizers (whose unsigned subtraction wraps there); otherwise that is an error.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub whole_below_template: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -342,12 +346,15 @@ pub struct Padding {
 impl Truncation {
     /// Cuts the inputs so that, with `added` template tokens, they fit `max_length`.
     pub fn apply(&self, first: &mut Encoding, second: Option<&mut Encoding>, added: usize) -> Result<()> {
-        let max_length = self.max_length.checked_sub(added).ok_or_else(|| {
-            Error::config(format!(
+        let Some(max_length) = self.max_length.checked_sub(added) else {
+            if self.whole_below_template {
+                return Ok(());
+            }
+            return Err(Error::config(format!(
                 "max_length {} is shorter than the {added} special tokens the template adds",
                 self.max_length
-            ))
-        })?;
+            )));
+        };
         let too_long_stride = |limit: usize| {
             // In a pair, the other text's tokens take their share of the window too.
             let other = max_length.saturating_sub(limit);
