@@ -420,7 +420,6 @@ def train_unigram_huggingface(
     seed_size: int,
     progress: Callable[[int, int], object] | None = None,
 ) -> tuple[list[tuple[str, float]], int | None]: ...
-
 def train_parity_bpe(
     train: list[list[tuple[str, int]]],
     dev: list[list[tuple[str, int]]] | None,

@@ -509,8 +509,6 @@ def _read_behind_splits(
     the piece's byte-level spelling behind a `ByteLevel` step (the tutorial's NFKC + ByteLevel
     Unigram), whose vocabulary is spelled so."""
     kinds = [s.get("type") for s in pre_steps]
-    if "Metaspace" in kinds:
-        raise _core.FormatError(f"{where}: pre-tokenizers {kinds} before a Unigram model are not supported")
     byte_level = "ByteLevel" in kinds
     if byte_level and kinds.index("ByteLevel") != len(kinds) - 1:
         # A step after it would see the byte-level spelling, which tokenmill never builds.
@@ -526,22 +524,7 @@ def _read_behind_splits(
         # As the first pre-tokenizer, a space before each stretch of normalized text.
         steps.append({"type": "SpaceBefore"})
         splits[-1]["add_prefix_space"] = False
-    chain = hf.HF_PREFIX + json.dumps({"type": "Sequence", "normalizers": steps}, ensure_ascii=False)
-    return _unigram(
-        document,
-        where,
-        unk_id=unk_id,
-        byte_fallback=bool(model.get("byte_fallback", False)),
-        add_dummy_prefix=False,
-        remove_extra_whitespaces=False,
-        escape_whitespaces=False,
-        treat_whitespace_as_suffix=False,
-        precompiled_charsmap=None,
-        pretokenizer=hf.hf_splits(splits, where),
-        steps=chain if steps else "none",
-        huggingface=True,
-        byte_level=byte_level,
-    )
+    return _hf_unigram(document, model, unk_id, steps, hf.hf_splits(splits, where), where, byte_level=byte_level)
 
 
 def _read_as_huggingface(
@@ -556,24 +539,45 @@ def _read_as_huggingface(
     `tokenizers` runs it: its normalizers as Hugging Face's (`Precompiled` a grapheme cluster at
     a time), then Metaspace's ▁ for each space and its prefix, a piece starting at each ▁ when it
     splits, and Hugging Face's cut of each piece (`Unigram::huggingface` in Rust)."""
-    chain = "none"
-    if steps:
-        chain = hf.HF_PREFIX + json.dumps({"type": "Sequence", "normalizers": steps}, ensure_ascii=False)
     scheme, split = _metaspace(pre_steps[0], where) if pre_steps else ("never", False)
     if steps and steps[-1] == _METASPACE_WORDS:
         scheme = "never"  # the step put the ▁s in
+    pretokenizer = _SPLIT_AT_METASPACE if split else "none"
+    return _hf_unigram(
+        document, model, unk_id, steps, pretokenizer, where, escape_whitespaces=bool(pre_steps), metaspace_prefix=scheme
+    )
+
+
+def _hf_unigram(
+    document: _core.TokenizerJson,
+    model: dict[str, Any],
+    unk_id: int | None,
+    steps: list[dict[str, Any]],
+    pretokenizer: str,
+    where: str,
+    **whitespace: Any,
+) -> _core.CoreTokenizer:
+    """A Unigram tokenizer cut as `tokenizers` cuts (`Unigram::huggingface` in Rust): the file's
+    normalizer `steps` as Hugging Face runs them, then `pretokenizer`, and SentencePiece's
+    whitespace rules off but for what `whitespace` turns on (Metaspace's ▁s, byte level)."""
+    chain = "none"
+    if steps:
+        chain = hf.HF_PREFIX + json.dumps({"type": "Sequence", "normalizers": steps}, ensure_ascii=False)
+    settings: dict[str, Any] = {
+        "add_dummy_prefix": False,
+        "remove_extra_whitespaces": False,
+        "escape_whitespaces": False,
+        "treat_whitespace_as_suffix": False,
+        **whitespace,
+    }
     return _unigram(
         document,
         where,
         unk_id=unk_id,
         byte_fallback=bool(model.get("byte_fallback", False)),
-        add_dummy_prefix=False,
-        remove_extra_whitespaces=False,
-        escape_whitespaces=bool(pre_steps),
-        treat_whitespace_as_suffix=False,
         precompiled_charsmap=None,
-        pretokenizer=_SPLIT_AT_METASPACE if split else "none",
+        pretokenizer=pretokenizer,
         steps=chain,
         huggingface=True,
-        metaspace_prefix=scheme,
+        **settings,
     )

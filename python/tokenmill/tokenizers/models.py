@@ -342,7 +342,7 @@ class Unigram(Model):
 
     def __getstate__(self) -> str:
         # As tokenizers serializes the model: without its sampling settings.
-        return json.dumps({k: v for k, v in self._node.items() if k not in ("alpha", "nbest_size")}, ensure_ascii=False)
+        return json.dumps(without_sampling(self._node), ensure_ascii=False)
 
     def _set_sampling(self, key: str, value: float | int | None) -> None:
         if value is None:
@@ -353,10 +353,18 @@ class Unigram(Model):
 
     def _save(self, directory: Path, prefix: str) -> list[Path]:
         path = directory / f"{prefix}unigram.json"
-        skipped = ("type", "alpha", "nbest_size")  # sampling stays out of the file, as in tokenizers
-        node = {"type": "Unigram", **{k: v for k, v in self._node.items() if k not in skipped}}
+        node = {"type": "Unigram", **without_sampling(self._node)}  # sampling stays out, as in tokenizers
         path.write_text(json.dumps(node, ensure_ascii=False), encoding="utf-8")
         return [path]
+
+
+# A Unigram model's sampling settings, which tokenizers keeps on the model and out of the file.
+SAMPLING = ("alpha", "nbest_size")
+
+
+def without_sampling(node: dict[str, Any]) -> dict[str, Any]:
+    """A model node without its sampling settings (as tokenizers writes the model)."""
+    return {k: v for k, v in node.items() if k not in SAMPLING}
 
 
 __all__ = ["BPE", "Model", "Token", "Unigram", "WordLevel", "WordPiece"]

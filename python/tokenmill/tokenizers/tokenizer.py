@@ -33,7 +33,7 @@ from tokenmill.tokenizers._component import Component, has_custom, not_serializa
 from tokenmill.tokenizers.added_token import AddedToken
 from tokenmill.tokenizers.decoders import Decoder
 from tokenmill.tokenizers.encoding import Encoding
-from tokenmill.tokenizers.models import Model
+from tokenmill.tokenizers.models import SAMPLING, Model, without_sampling
 from tokenmill.tokenizers.normalizers import Normalizer
 from tokenmill.tokenizers.pre_tokenized_string import PythonPipeline
 from tokenmill.tokenizers.pre_tokenizers import PreTokenizer
@@ -769,15 +769,11 @@ def _core_encoding(core: Any, encoding: Encoding) -> Any:
     )
 
 
-# A Unigram model's sampling settings, which tokenizers keeps on the model and out of the file.
-_UNIGRAM_SAMPLING = ("alpha", "nbest_size")
-
-
 def _without_sampling_settings(doc: dict[str, Any]) -> dict[str, Any]:
     """A shallow copy of `doc` whose Unigram model has no sampling settings (as tokenizers writes it)."""
     model = doc.get("model")
-    if isinstance(model, dict) and any(key in model for key in _UNIGRAM_SAMPLING):
-        doc = {**doc, "model": {k: v for k, v in model.items() if k not in _UNIGRAM_SAMPLING}}
+    if isinstance(model, dict) and any(key in model for key in SAMPLING):
+        doc = {**doc, "model": without_sampling(model)}
     return dict(doc)
 
 

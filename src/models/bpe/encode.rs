@@ -403,6 +403,52 @@ impl Bpe {
     }
 }
 
+/// Symbols being merged, linked left to right: a merge joins a symbol with the next one alive.
+struct Chain {
+    ids: Vec<u32>,
+    prev: Vec<usize>,
+    next: Vec<usize>,
+    alive: Vec<bool>,
+}
+
+impl Chain {
+    const NONE: usize = usize::MAX;
+
+    fn new(symbols: &[u32]) -> Chain {
+        let n = symbols.len();
+        Chain {
+            ids: symbols.to_vec(),
+            prev: (0..n).map(|i| i.wrapping_sub(1)).collect(),
+            next: (1..=n).map(|i| if i == n { Self::NONE } else { i }).collect(),
+            alive: vec![true; n],
+        }
+    }
+
+    /// The symbol after `i`, if `i` is alive and not last.
+    fn right_of(&self, i: usize) -> Option<usize> {
+        let j = self.next[i];
+        (self.alive[i] && j != Self::NONE).then_some(j)
+    }
+
+    /// Joins `i` and the symbol after it into `merged`; returns the new pairs' left positions
+    /// and ids: (before `i`, `i`) and (`i`, after it), where there are such neighbours.
+    fn join(&mut self, i: usize, merged: u32) -> [Option<(usize, u32, u32)>; 2] {
+        let j = self.next[i];
+        self.ids[i] = merged;
+        self.alive[j] = false;
+        self.next[i] = self.next[j];
+        if self.next[j] != Self::NONE {
+            self.prev[self.next[j]] = i;
+        }
+        let (p, q) = (self.prev[i], self.next[i]);
+        [(p != Self::NONE).then(|| (p, self.ids[p], merged)), (q != Self::NONE).then(|| (i, merged, self.ids[q]))]
+    }
+
+    fn into_ids(self) -> Vec<u32> {
+        self.ids.into_iter().zip(self.alive).filter(|(_, alive)| *alive).map(|(id, _)| id).collect()
+    }
+}
+
 /// Merges `symbols` by the pair ranks `rank(left, right) -> (rank, merged)`, lowest rank first,
 /// leftmost among equals. `skip()` is asked before each merge (BPE-dropout: a skipped pair is
 /// dropped until a merge beside it makes it again). `formed_from`, when given, records for each
@@ -413,18 +459,13 @@ pub(super) fn merge_by_heap(
     mut skip: impl FnMut() -> bool,
     mut formed_from: Option<&mut FxHashMap<u32, (u32, u32)>>,
 ) -> Vec<u32> {
-    const NONE: usize = usize::MAX;
-    let n = symbols.len();
-    if n < 2 {
+    if symbols.len() < 2 {
         return symbols.to_vec();
     }
-    let mut ids = symbols.to_vec();
-    let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
-    let mut next: Vec<usize> = (1..=n).map(|i| if i == n { NONE } else { i }).collect();
-    let mut alive = vec![true; n];
+    let mut chain = Chain::new(symbols);
     // (rank, left position, left id, right id): the ids let a stale entry be recognised.
-    let mut heap = BinaryHeap::with_capacity(n);
-    let mut found = |heap: &mut BinaryHeap<_>, i: usize, left: u32, right: u32| {
+    let mut heap = BinaryHeap::with_capacity(symbols.len());
+    let mut found = |heap: &mut BinaryHeap<_>, (i, left, right): (usize, u32, u32)| {
         if let Some((r, merged)) = rank(left, right) {
             heap.push(Reverse((r, i, left, right)));
             if let Some(map) = formed_from.as_deref_mut() {
@@ -432,36 +473,22 @@ pub(super) fn merge_by_heap(
             }
         }
     };
-    for i in 0..n - 1 {
-        found(&mut heap, i, ids[i], ids[i + 1]);
+    for (i, pair) in symbols.windows(2).enumerate() {
+        found(&mut heap, (i, pair[0], pair[1]));
     }
     while let Some(Reverse((_, i, left, right))) = heap.pop() {
-        let j = next[i];
-        if !alive[i] || j == NONE || ids[i] != left || ids[j] != right {
-            continue;
-        }
-        if skip() {
+        let Some(j) = chain.right_of(i) else { continue };
+        if chain.ids[i] != left || chain.ids[j] != right || skip() {
             continue;
         }
         let Some((_, merged)) = rank(left, right) else {
             continue;
         };
-        ids[i] = merged;
-        alive[j] = false;
-        next[i] = next[j];
-        if next[j] != NONE {
-            prev[next[j]] = i;
-        }
-        let p = prev[i];
-        if p != NONE {
-            found(&mut heap, p, ids[p], merged);
-        }
-        let q = next[i];
-        if q != NONE {
-            found(&mut heap, i, merged, ids[q]);
+        for pair in chain.join(i, merged).into_iter().flatten() {
+            found(&mut heap, pair);
         }
     }
-    (0..n).filter(|&i| alive[i]).map(|i| ids[i]).collect()
+    chain.into_ids()
 }
 
 /// Merges `symbols` as tokenizers' BPE does under dropout. Entries (rank, position, merged
@@ -474,23 +501,18 @@ pub(super) fn merge_requeuing_skips(
     rank: impl Fn(u32, u32) -> Option<(u32, u32)>,
     mut skip: impl FnMut() -> bool,
 ) -> Vec<u32> {
-    const NONE: usize = usize::MAX;
-    let n = symbols.len();
-    if n < 2 {
+    if symbols.len() < 2 {
         return symbols.to_vec();
     }
-    let mut ids = symbols.to_vec();
-    let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
-    let mut next: Vec<usize> = (1..=n).map(|i| if i == n { NONE } else { i }).collect();
-    let mut alive = vec![true; n];
-    let mut heap = BinaryHeap::with_capacity(n);
-    let push = |heap: &mut BinaryHeap<_>, i: usize, left: u32, right: u32| {
+    let mut chain = Chain::new(symbols);
+    let mut heap = BinaryHeap::with_capacity(symbols.len());
+    let push = |heap: &mut BinaryHeap<_>, (i, left, right): (usize, u32, u32)| {
         if let Some((r, merged)) = rank(left, right) {
             heap.push(Reverse((r, i, merged)));
         }
     };
-    for i in 0..n - 1 {
-        push(&mut heap, i, ids[i], ids[i + 1]);
+    for (i, pair) in symbols.windows(2).enumerate() {
+        push(&mut heap, (i, pair[0], pair[1]));
     }
     let mut set_aside = Vec::new();
     while let Some(entry) = heap.pop() {
@@ -500,26 +522,15 @@ pub(super) fn merge_requeuing_skips(
         }
         heap.extend(set_aside.drain(..));
         let Reverse((_, i, merged)) = entry;
-        let j = next[i];
-        if !alive[i] || j == NONE || rank(ids[i], ids[j]).is_none_or(|(_, m)| m != merged) {
+        let Some(j) = chain.right_of(i) else { continue };
+        if rank(chain.ids[i], chain.ids[j]).is_none_or(|(_, m)| m != merged) {
             continue;
         }
-        ids[i] = merged;
-        alive[j] = false;
-        next[i] = next[j];
-        if next[j] != NONE {
-            prev[next[j]] = i;
-        }
-        let p = prev[i];
-        if p != NONE {
-            push(&mut heap, p, ids[p], merged);
-        }
-        let q = next[i];
-        if q != NONE {
-            push(&mut heap, i, merged, ids[q]);
+        for pair in chain.join(i, merged).into_iter().flatten() {
+            push(&mut heap, pair);
         }
     }
-    (0..n).filter(|&i| alive[i]).map(|i| ids[i]).collect()
+    chain.into_ids()
 }
 
 /// The length of the UTF-8 sequence a leading byte starts (1 for a stray continuation byte).

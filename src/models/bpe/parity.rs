@@ -459,7 +459,7 @@ impl Chooser<'_> {
             return Some(None);
         }
         let n = lengths.len();
-        let out = self.exhausted.clone();
+        let out = &self.exhausted;
         let values: Vec<f64> = match &self.config.ratio {
             Some(ratio) => {
                 let adjusted: Vec<f64> = (0..n).map(|i| initial[i] / current[i] / ratio[i]).collect();

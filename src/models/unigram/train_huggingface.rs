@@ -155,12 +155,11 @@ impl Lattice {
         let unk_score = model.unk_score();
         for (i, &from) in offsets[..n].iter().enumerate() {
             let mut single = false;
-            let mut found = Vec::new();
-            model.trie.for_each_prefix(&word.as_bytes()[from..], |len, id| found.push((char_at[from + len], id)));
-            for (to, id) in found {
+            model.trie.for_each_prefix(&word.as_bytes()[from..], |len, id| {
+                let to = char_at[from + len];
                 single |= to as usize == i + 1;
                 lattice.push(i as u32, to, id, model.pieces[id as usize].1);
-            }
+            });
             if !single {
                 lattice.push(i as u32, i as u32 + 1, 0, unk_score);
             }
